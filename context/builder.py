@@ -1,0 +1,303 @@
+"""build_context: the Gather → Select → Structure → Compress pipeline behind one call."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Any, Callable
+
+from . import packets as P
+from .compress import Summarizer, condense_history, extractive_shorten, shorten
+from .errors import ContextError
+from .gather import (Gathered, gather_documents, gather_evidence, gather_history, gather_task_state,
+                     gather_tool_results, gather_tools)
+from .packets import Packet
+from .relevance import terms_of_query
+from .result import ContextResult
+from .select import (PROFILES, QUERY_TYPES, decide_query_type, score_packets, select_packets,
+                     select_tools, with_content)
+from .sources import EvidenceProvider
+from .structure import (MESSAGE_OVERHEAD_TOKENS, STATE_HEADING, SUPPORT_HEADING, Layout, group_cost,
+                        layout, output_tokens, packet_cost, render_messages, render_text,
+                        section_tokens)
+from .tokens import DEFAULT_ENCODING, TokenCounter
+
+FORMATS = ("text", "messages")
+MIN_MAX_TOKENS = 64
+# History rows in `dropped` beyond this many (lowest scores) are only counted in `sources`.
+MAX_DROPPED_HISTORY_ROWS = 25
+TOP_UP_ATTEMPTS = 24
+
+Progress = Callable[[float, float, str], None]
+
+
+def build_context(query: str, *, history: list[dict] | None = None,
+                  system_instructions: str | None = None, task_state: dict | str | None = None,
+                  tool_results: list[dict] | None = None, documents: list[dict] | None = None,
+                  max_tokens: int = 3000, reserve_ratio: float = 0.2, format: str = "text",
+                  include_notes: bool = True, include_memory: bool = True,
+                  note_types: list[str] | None = None, tags: list[str] | None = None,
+                  tools: list[dict] | None = None, query_type: str = "auto",
+                  relevance_weight: float | None = None, recency_weight: float | None = None,
+                  min_relevance: float | None = None, encoding: str = DEFAULT_ENCODING,
+                  evidence: EvidenceProvider | None = None, summarizer: Summarizer | None = None,
+                  progress: Progress | None = None) -> ContextResult:
+    """Pack the most useful context for ``query`` into at most
+    floor(max_tokens * (1 - reserve_ratio)) tokens, and report what was left out and why.
+
+    Raises ``ContextError`` (a ``ValueError``) for bad arguments.
+    """
+    _validate(query, max_tokens, reserve_ratio, format, query_type, relevance_weight,
+              recency_weight, min_relevance)
+    counter = TokenCounter(encoding)
+    budget = math.floor(max_tokens * (1 - reserve_ratio))
+    report = _progress(progress)
+
+    # Gather.
+    report(0, "gather")
+    g = Gathered(system=(system_instructions or "").strip(), query=query.strip())
+    hist = gather_history(history)
+    if hist and " ".join(hist[-1].content.split()) == " ".join(g.query.split()):
+        hist = hist[:-1]  # the caller also put the query in history; it is shown once, as the task
+    g.candidates = (hist + gather_task_state(task_state) + gather_tool_results(tool_results)
+                    + gather_documents(documents))
+    g.tools = gather_tools(tools)
+    counter.count_many([p.content for p in g.candidates])
+    evidence_limit = max(8, min(50, budget // 80))
+    g.candidates += gather_evidence(evidence, g.query, evidence_limit, include_notes=include_notes,
+                                    include_memory=include_memory, note_types=note_types, tags=tags,
+                                    warnings=g.warnings)
+
+    # Select.
+    report(1, "select")
+    if query_type == "auto":
+        query_type = decide_query_type(
+            g.query, has_task_state=task_state not in (None, "", {}), has_tool_results=bool(tool_results),
+            has_sources=any(p.source != P.HISTORY for p in g.candidates) or len(hist) > 20)
+    profile = PROFILES[query_type]
+    if relevance_weight is not None or recency_weight is not None:
+        profile = replace(profile, relevance_weight=profile.relevance_weight if relevance_weight is None
+                          else relevance_weight, recency_weight=profile.recency_weight
+                          if recency_weight is None else recency_weight)
+    score_packets(g.candidates, g.query, profile)
+
+    cost = lambda p: packet_cost(p, format, counter)  # noqa: E731
+    container = 0 if format == "text" else (
+        counter.count(STATE_HEADING) + counter.count(SUPPORT_HEADING) + 2 * (MESSAGE_OVERHEAD_TOKENS + 1))
+    # Tools get their share of the budget, or more when the other candidates leave room anyway.
+    open_room = max(0, budget - _skeleton(g, [], format, counter) - container)
+    wanted = sum(cost(p) for p in g.candidates)
+    tool_room = max(int(profile.shares["tools"][1] * open_room), open_room - wanted)
+    tools_kept, tools_dropped = select_tools(g.tools, g.query, tool_room, cost)
+    system = g.system
+    skeleton = _skeleton(g, tools_kept, format, counter)
+    if skeleton + container > budget:
+        system, skeleton = _fit_fixed(g, tools_kept, tools_dropped, format, counter, budget, container)
+        g.system = system
+    available = budget - skeleton - container
+
+    qterms = terms_of_query(g.query)
+    compressed: list[dict[str, Any]] = []
+
+    def shorten_packet(p: Packet, room: int) -> Packet | None:
+        overhead = cost(replace(p, content=""))
+        target = room - overhead - 1
+        if target < 20:
+            return None
+        done = shorten(p.content, g.query, qterms, target, counter, summarizer, g.warnings)
+        if done is None:
+            return None
+        q = with_content(p, done[0], done[1], cost)
+        if q.tokens > room:
+            return None
+        compressed.append({"source": p.source, "id": p.id, "from_tokens": p.tokens, "to_tokens": q.tokens,
+                           "method": done[1]})
+        return q
+
+    hist_total = sum(cost(p) for p in hist)
+    reserve = 0
+    if profile.condensed_share and hist_total > profile.shares["history"][1] * available:
+        reserve = int(profile.condensed_share * available)
+    sel = select_packets(g.candidates, available - reserve, profile, cost=cost,
+                         group_cost=lambda grp: group_cost(grp, format, counter),
+                         min_relevance=min_relevance, shorten=shorten_packet)
+
+    # Compress: older turns that did not fit verbatim become one condensed packet.
+    report(2, "compress")
+    chosen = list(sel.selected)
+    left_out = {p.key for p, _ in sel.dropped}
+    room = available - sel.used
+    if room >= 40 and hist:
+        kept_positions = [p.position for p in chosen if p.source == P.HISTORY]
+        newest_kept = max(kept_positions, default=len(hist))
+        older = [p for p in hist if p.key in left_out and p.position < newest_kept]
+        condensed = condense_history(older, qterms, room - 1, counter) if older else None
+        if condensed is not None:
+            summary = Packet(source=P.SUMMARY, id="earlier-conversation", content=condensed[0],
+                             relevance=0.0, score=-1.0, compression="condensed")
+            summary.tokens = cost(summary)
+            chosen.append(summary)
+            compressed.append({"source": P.SUMMARY, "id": summary.id, "from_tokens": sum(p.tokens for p in older),
+                               "to_tokens": summary.tokens, "method": "condensed",
+                               "turns": condensed[1]})
+
+    # Structure, then enforce the budget on the exact final output.
+    report(3, "structure")
+    dropped = list(sel.dropped)
+    lay = layout(system, g.query, tools_kept, chosen)
+    tokens = output_tokens(lay, format, counter)
+    while tokens > budget:
+        removable = [p for p in chosen]
+        if not removable:  # cannot happen: the skeleton alone was checked to fit
+            raise ContextError(f"could not fit the query into {budget} tokens; raise max_tokens")
+        worst = min(removable, key=lambda p: (p.source == P.TASK_STATE, p.score, p.position))
+        chosen.remove(worst)
+        dropped.append((worst, "did not fit the budget (exact count)"))
+        _forget_compression(compressed, worst)
+        lay = layout(system, g.query, tools_kept, chosen)
+        tokens = output_tokens(lay, format, counter)
+    chosen, dropped, lay, tokens = _top_up(chosen, dropped, lay, tokens, budget, system, g, tools_kept,
+                                           format, counter)
+
+    report(4, "done")
+    return _result(format, query_type, tokens, budget, lay, chosen, dropped + tools_dropped,
+                   compressed, g, counter)
+
+
+def _validate(query: Any, max_tokens: Any, reserve_ratio: Any, fmt: Any, query_type: Any,
+              relevance_weight: Any, recency_weight: Any, min_relevance: Any) -> None:
+    if not isinstance(query, str) or not query.strip():
+        raise ContextError("query must be a non-empty string: the task or question the context is for")
+    if fmt not in FORMATS:
+        raise ContextError(f"unknown format {fmt!r}: use 'text' (one string) or 'messages' "
+                           f"(a list of {{role, content}})")
+    if query_type not in QUERY_TYPES:
+        raise ContextError(f"unknown query_type {query_type!r}: use one of {list(QUERY_TYPES)}")
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < MIN_MAX_TOKENS:
+        raise ContextError(f"max_tokens must be an integer >= {MIN_MAX_TOKENS}, got {max_tokens!r}; "
+                           f"a useful context needs room for the query and the template")
+    if (isinstance(reserve_ratio, bool) or not isinstance(reserve_ratio, (int, float))
+            or not 0 <= reserve_ratio < 1):
+        raise ContextError(f"reserve_ratio must be in [0, 1), got {reserve_ratio!r}: it is the share "
+                           f"of max_tokens kept free for the model's answer (0.2 keeps 20%)")
+    for name, value in (("relevance_weight", relevance_weight), ("recency_weight", recency_weight),
+                        ("min_relevance", min_relevance)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not 0 <= value <= 1):
+            raise ContextError(f"{name} must be a number in [0, 1] or None (profile default), got {value!r}")
+
+
+def _progress(progress: Progress | None) -> Callable[[float, str], None]:
+    def report(done: float, message: str) -> None:
+        if progress is not None:
+            try:
+                progress(done, 4, message)
+            except Exception:  # a broken progress callback must not break the build
+                pass
+    return report
+
+
+def _skeleton(g: Gathered, tools: list[Packet], fmt: str, counter: TokenCounter) -> int:
+    """Exact size of the output with nothing but the always-kept parts."""
+    return output_tokens(layout(g.system, g.query, tools, []), fmt, counter)
+
+
+def _fit_fixed(g: Gathered, tools_kept: list[Packet], tools_dropped: list, fmt: str,
+               counter: TokenCounter, budget: int, container: int) -> tuple[str, int]:
+    """Make the always-kept parts fit: drop optional tools, then shorten the system instructions
+    visibly; if the query alone does not fit, the caller must raise max_tokens."""
+    for p in sorted([p for p in tools_kept if not p.required], key=lambda p: p.relevance):
+        if _skeleton(g, tools_kept, fmt, counter) + container <= budget:
+            break
+        tools_kept.remove(p)
+        tools_dropped.append((p, "did not fit the budget with the system instructions and query"))
+    skeleton = _skeleton(g, tools_kept, fmt, counter)
+    if skeleton + container <= budget:
+        return g.system, skeleton
+    bare = _skeleton(replace(g, system=""), tools_kept, fmt, counter)
+    room = budget - container - bare - 2
+    system = extractive_shorten(g.system, terms_of_query(g.query), room, counter) if g.system and room > 8 else None
+    if system is not None:
+        shorter = _skeleton(replace(g, system=system), tools_kept, fmt, counter)
+        if shorter + container <= budget:
+            g.warnings.append(f"system instructions shortened to fit max_tokens ({counter.count(g.system)} → "
+                              f"{counter.count(system)} tokens); raise max_tokens to keep them whole")
+            return system, shorter
+    raise ContextError(
+        f"the budget floor(max_tokens * (1 - reserve_ratio)) = {budget} tokens cannot hold the query, "
+        f"the required tools and the section template ({bare + container} tokens needed before any "
+        f"context); raise max_tokens or lower reserve_ratio")
+
+
+def _top_up(chosen: list[Packet], dropped: list[tuple[Packet, str]], lay: Layout, tokens: int,
+            budget: int, system: str, g: Gathered, tools_kept: list[Packet], fmt: str,
+            counter: TokenCounter):
+    """Use the slack the estimates left (removed placeholders, merged newlines) for more whole
+    items, best first, each checked with an exact count."""
+    attempts = 0
+    slack_items = sorted((i for i, (p, reason) in enumerate(dropped)
+                          if not reason.startswith(("near-duplicate", "relevance"))),
+                         key=lambda i: -dropped[i][0].score)
+    added: set[int] = set()
+    for i in slack_items:
+        p = dropped[i][0]
+        if budget - tokens < 2 or attempts >= TOP_UP_ATTEMPTS:
+            break
+        if p.tokens > budget - tokens + 2:
+            continue
+        attempts += 1
+        trial_lay = layout(system, g.query, tools_kept, chosen + [p])
+        trial = output_tokens(trial_lay, fmt, counter)
+        if trial <= budget:
+            chosen = chosen + [p]
+            lay, tokens = trial_lay, trial
+            added.add(i)
+    if added:
+        dropped = [d for i, d in enumerate(dropped) if i not in added]
+    return chosen, dropped, lay, tokens
+
+
+def _forget_compression(compressed: list[dict], p: Packet) -> None:
+    compressed[:] = [c for c in compressed if not (c["source"] == p.source and c["id"] == p.id)]
+
+
+def _result(fmt: str, query_type: str, tokens: int, budget: int, lay: Layout, chosen: list[Packet],
+            dropped: list[tuple[Packet, str]], compressed: list[dict], g: Gathered,
+            counter: TokenCounter) -> ContextResult:
+    res = ContextResult(format=fmt, query_type=query_type, tokens=tokens, budget=budget,
+                        warnings=list(g.warnings), compressed=compressed,
+                        sections=section_tokens(lay, fmt, counter))
+    if fmt == "text":
+        res.context = render_text(lay)
+    else:
+        res.messages = render_messages(lay)
+    for p in lay.tools:
+        res.selected.append({"source": P.TOOL, "id": p.id, "tokens": p.tokens, "score": round(p.score, 3),
+                             "required": p.required})
+    res.selected += [p.report() for p in sorted(chosen, key=lambda p: -p.score)]
+    history_rows = 0
+    extra_history = 0
+    for p, reason in sorted(dropped, key=lambda d: -d[0].score):
+        if p.source == P.HISTORY:
+            history_rows += 1
+            if history_rows > MAX_DROPPED_HISTORY_ROWS:
+                extra_history += 1
+                continue
+        row = p.report()
+        row["reason"] = reason
+        res.dropped.append(row)
+    if extra_history:
+        res.warnings.append(f"{extra_history} more dropped history turns (lower scores) are not listed "
+                            f"in 'dropped'; see 'sources'")
+    stats: dict[str, dict[str, int]] = {}
+    for p in g.candidates + g.tools:
+        s = stats.setdefault(p.source, {"candidates": 0, "selected": 0, "dropped": 0, "tokens": 0})
+        s["candidates"] += 1
+    for p in chosen + lay.tools:
+        s = stats.setdefault(p.source, {"candidates": 0, "selected": 0, "dropped": 0, "tokens": 0})
+        s["selected"] += 1
+        s["tokens"] += p.tokens
+    for p, _ in dropped:
+        stats[p.source]["dropped"] += 1
+    res.sources = stats
+    return res

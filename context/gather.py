@@ -1,0 +1,190 @@
+"""Gather: validate the caller's inputs and turn every item into a candidate Packet.
+
+System instructions and the query are returned apart: they are always kept.
+Notes and memories come from the evidence provider; a provider that fails is
+reported in warnings, never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from . import packets as P
+from .errors import ContextError
+from .packets import Packet
+from .sources import Evidence, EvidenceProvider
+
+HISTORY_ROLES = ("user", "assistant", "system", "tool")
+
+
+@dataclass
+class Gathered:
+    """Everything the later stages work on."""
+
+    system: str
+    query: str
+    candidates: list[Packet] = field(default_factory=list)
+    tools: list[Packet] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def parse_timestamp(value: Any, where: str) -> datetime | None:
+    """A naive-UTC datetime from a datetime, ISO-8601 string or epoch seconds (None stays None)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        ts = value
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        ts = datetime.fromtimestamp(float(value), tz=timezone.utc)
+    elif isinstance(value, str):
+        try:
+            ts = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise ContextError(
+                f"{where}: timestamp {value!r} is not ISO-8601; pass a datetime, epoch seconds "
+                f"or a string like '2026-05-08T13:56:00'") from None
+    else:
+        raise ContextError(f"{where}: timestamp must be a datetime, ISO-8601 string or number, "
+                           f"got {type(value).__name__}")
+    # Mixed aware/naive datetimes cannot be compared: normalise to naive UTC.
+    if ts.tzinfo is not None:
+        ts = ts.astimezone(timezone.utc).replace(tzinfo=None)
+    return ts
+
+
+def _text(value: Any) -> str:
+    """Item content as text; structured values (tool results, task state) become compact JSON."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ": "))
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def gather_history(history: list[dict] | None) -> list[Packet]:
+    """One packet per turn, oldest first; ``position`` keeps the original order."""
+    if history is None:
+        return []
+    if not isinstance(history, (list, tuple)):
+        raise ContextError("history must be a list of {role, content, timestamp?, id?} dicts, oldest first")
+    out = []
+    for i, turn in enumerate(history):
+        if not isinstance(turn, dict):
+            raise ContextError(f"history[{i}] must be a dict with 'role' and 'content', got {type(turn).__name__}")
+        content = turn.get("content")
+        if content is None or (isinstance(content, str) and not content.strip()):
+            raise ContextError(f"history[{i}] has no content: every turn needs a non-empty 'content' "
+                               f"(drop empty turns before calling build_context)")
+        role = turn.get("role") or "user"
+        if role not in HISTORY_ROLES:
+            raise ContextError(f"history[{i}] has role {role!r}: use one of {list(HISTORY_ROLES)}")
+        ts = parse_timestamp(turn.get("timestamp"), f"history[{i}]")
+        out.append(Packet(source=P.HISTORY, id=str(turn.get("id") or f"turn-{i}"), content=_text(content),
+                          role=role, timestamp=ts, position=i,
+                          group=ts.strftime("%Y-%m-%d") if ts else ""))
+    return out
+
+
+def gather_tool_results(tool_results: list[dict] | None) -> list[Packet]:
+    if not tool_results:
+        return []
+    out = []
+    for i, item in enumerate(tool_results):
+        if not isinstance(item, dict) or "result" not in item:
+            raise ContextError(f"tool_results[{i}] must be a dict {{tool, result, timestamp?}}")
+        tool = str(item.get("tool") or "tool")
+        out.append(Packet(source=P.TOOL_RESULT, id=str(item.get("id") or f"{tool}-{i}"),
+                          content=_text(item["result"]), label=tool, position=i,
+                          timestamp=parse_timestamp(item.get("timestamp"), f"tool_results[{i}]")))
+    return out
+
+
+def gather_documents(documents: list[dict] | None) -> list[Packet]:
+    if not documents:
+        return []
+    out = []
+    for i, doc in enumerate(documents):
+        if isinstance(doc, str):
+            doc = {"content": doc}
+        if not isinstance(doc, dict) or not str(doc.get("content") or "").strip():
+            raise ContextError(f"documents[{i}] must be a dict with a non-empty 'content' (and optional source, score)")
+        score = doc.get("score")
+        if score is not None and not isinstance(score, (int, float)):
+            raise ContextError(f"documents[{i}].score must be a number, got {score!r}")
+        source = str(doc.get("source") or f"doc-{i}")
+        out.append(Packet(source=P.DOCUMENT, id=source, content=_text(doc["content"]), label=source,
+                          position=i, given_score=float(score) if score is not None else None,
+                          timestamp=parse_timestamp(doc.get("timestamp"), f"documents[{i}]")))
+    return out
+
+
+def gather_task_state(task_state: dict | str | None) -> list[Packet]:
+    if task_state is None or task_state == "" or task_state == {}:
+        return []
+    if isinstance(task_state, dict):
+        text = "\n".join(f"{k}: {_text(v)}" for k, v in task_state.items())
+    elif isinstance(task_state, str):
+        text = task_state
+    else:
+        raise ContextError("task_state must be a dict or a string")
+    return [Packet(source=P.TASK_STATE, id="task_state", content=text, required=True)]
+
+
+def gather_tools(tools: list[dict] | None) -> list[Packet]:
+    """Tool definitions as packets whose content is the tool's JSON schema."""
+    if not tools:
+        return []
+    out = []
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, dict) or not tool.get("name"):
+            raise ContextError(f"tools[{i}] must be a dict with 'name', 'description', 'input_schema'")
+        schema = {"name": tool["name"], "description": tool.get("description", ""),
+                  "input_schema": tool.get("input_schema") or {"type": "object"}}
+        out.append(Packet(source=P.TOOL, id=str(tool["name"]), content=json.dumps(schema, ensure_ascii=False),
+                          label=str(tool.get("description", "")), required=bool(tool.get("required")),
+                          position=i))
+    return out
+
+
+def _evidence_packet(ev: Evidence, rank: int) -> Packet:
+    return Packet(source=ev.source if ev.source in (P.NOTE, P.MEMORY) else P.NOTE, id=str(ev.id),
+                  content=ev.content or "", title=ev.title or "", label=ev.label or "",
+                  uri=ev.uri or f"{ev.source}://{ev.id}", given_score=float(ev.score or 0.0),
+                  importance=ev.importance, position=rank,
+                  timestamp=parse_timestamp(ev.timestamp, f"evidence {ev.id}"))
+
+
+def gather_evidence(provider: EvidenceProvider | None, query: str, limit: int, *,
+                    include_notes: bool, include_memory: bool, note_types: list[str] | None,
+                    tags: list[str] | None, warnings: list[str]) -> list[Packet]:
+    """Notes and memories from the provider; each failing call becomes a warning."""
+    if provider is None:
+        return []
+    calls = []
+    if include_notes:
+        calls.append(("find_notes", lambda: provider.find_notes(query, limit, note_types, tags)))
+    if include_memory:
+        calls.append(("find_memories", lambda: provider.find_memories(query, limit)))
+    out: list[Packet] = []
+    seen: set[str] = set()
+    for name, call in calls:
+        try:
+            found = list(call() or [])
+        except Exception as exc:  # a broken store must not take the whole context down
+            warnings.append(f"evidence provider {name} failed ({type(exc).__name__}: {exc}); "
+                            f"continuing without its results")
+            continue
+        for rank, ev in enumerate(found):
+            try:
+                packet = _evidence_packet(ev, rank)
+            except (AttributeError, TypeError, ValueError) as exc:
+                warnings.append(f"evidence provider {name} returned an unusable item ({exc}); skipped")
+                continue
+            if packet.key not in seen and packet.content.strip():
+                seen.add(packet.key)
+                out.append(packet)
+    return out

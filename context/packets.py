@@ -1,0 +1,70 @@
+"""The Packet: one whole candidate item of context and the scores it was selected by."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+# Sources a packet can come from. "system" and "query" are always kept.
+SYSTEM = "system"
+QUERY = "query"
+TASK_STATE = "task_state"
+HISTORY = "history"
+TOOL_RESULT = "tool_result"
+DOCUMENT = "document"
+NOTE = "note"
+MEMORY = "memory"
+TOOL = "tool"
+SUMMARY = "summary"          # the condensed "earlier conversation" packet
+
+EVIDENCE_SOURCES = (NOTE, MEMORY, DOCUMENT)
+
+
+@dataclass
+class Packet:
+    """One item that is either in the context whole or out of it.
+
+    ``content`` is the item's own text; how it is laid out (tags, role prefix)
+    is the structure stage's job, and ``tokens`` is what that layout costs in
+    the chosen output format.
+    """
+
+    source: str
+    id: str
+    content: str
+    timestamp: datetime | None = None
+    position: int = 0                 # order within its source (history: turn index)
+    role: str | None = None           # history turns
+    title: str = ""
+    label: str = ""                   # note/memory type, tool name, document source
+    uri: str = ""
+    given_score: float | None = None  # a score supplied with the item (index BM25, retriever score)
+    importance: float | None = None   # memories, 0..1
+    required: bool = False            # tools marked required, task state
+    group: str = ""                   # history: the date its header shows (costed once per group)
+
+    # Filled by the select stage.
+    relevance: float = 0.0
+    recency: float = 0.0
+    score: float = 0.0
+    tokens: int = 0
+    terms: list[str] = field(default_factory=list, repr=False)
+
+    # Filled by the compress stage when the content was shortened.
+    compressed_from: int | None = None
+    compression: str = ""             # "extractive" | "summarizer" | "condensed"
+
+    @property
+    def key(self) -> str:
+        return f"{self.source}:{self.id}"
+
+    def report(self) -> dict:
+        """The packet as a row of the result's ``selected``/``dropped`` lists."""
+        row = {"source": self.source, "id": self.id, "tokens": self.tokens,
+               "score": round(self.score, 3), "relevance": round(self.relevance, 3),
+               "recency": round(self.recency, 3)}
+        if self.uri:
+            row["uri"] = self.uri
+        if self.label:
+            row["label"] = self.label
+        return row

@@ -1,0 +1,133 @@
+"""Lexical relevance of packets to a query, with the index's own analyzer.
+
+Terms come from ``notes_store.analysis`` so stemming and CJK bigrams match the
+note index exactly (Chinese works the same as English). Scoring is BM25 with
+IDF over the candidates themselves (the history is its own corpus), weighted by
+how much of the query a packet covers, plus one round of pseudo-relevance
+feedback to reach turns that use the answer's words rather than the question's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Sequence
+
+from notes_store.analysis import index_terms, query_terms
+
+_MAX_CACHED = 100_000
+_terms_cache: dict[str, tuple[str, ...]] = {}
+
+
+def terms_of(text: str) -> tuple[str, ...]:
+    """Index terms of ``text``, cached (the same history is scored on every call)."""
+    terms = _terms_cache.get(text)
+    if terms is None:
+        terms = tuple(index_terms(text))
+        if len(_terms_cache) >= _MAX_CACHED:
+            _terms_cache.clear()
+        _terms_cache[text] = terms
+    return terms
+
+
+def terms_of_query(query: str) -> list[str]:
+    """Distinct query terms; falls back to index terms when the query analyzer finds none."""
+    return query_terms(query) or list(dict.fromkeys(index_terms(query)))
+
+
+class LexicalScorer:
+    """BM25 over a fixed list of documents (term tuples), with IDF from those documents."""
+
+    K1 = 1.2
+    B = 0.75
+
+    def __init__(self, docs: Sequence[Sequence[str]]) -> None:
+        self.n = len(docs)
+        self.lengths = [len(d) for d in docs]
+        self.avg_len = (sum(self.lengths) / self.n) if self.n else 1.0
+        self.postings: dict[str, list[tuple[int, int]]] = {}
+        self.doc_terms = [frozenset(d) for d in docs]
+        for i, doc in enumerate(docs):
+            for term, tf in Counter(doc).items():
+                self.postings.setdefault(term, []).append((i, tf))
+
+    def idf(self, term: str) -> float:
+        df = len(self.postings.get(term, ()))
+        return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
+
+    def bm25(self, weights: dict[str, float]) -> list[float]:
+        """BM25 of each document for weighted query terms."""
+        scores = [0.0] * self.n
+        k1, b, avg = self.K1, self.B, self.avg_len or 1.0
+        for term, w in weights.items():
+            posting = self.postings.get(term)
+            if not posting:
+                continue
+            idf = self.idf(term) * w
+            for i, tf in posting:
+                norm = k1 * (1.0 - b + b * self.lengths[i] / avg)
+                scores[i] += idf * tf * (k1 + 1.0) / (tf + norm)
+        return scores
+
+    def coverage(self, terms: Sequence[str]) -> list[float]:
+        """Share of the query's IDF mass each document contains (0..1): all of the question beats part of it."""
+        total = sum(self.idf(t) for t in terms) or 1.0
+        cov = [0.0] * self.n
+        for t in terms:
+            idf = self.idf(t)
+            for i, _tf in self.postings.get(t, ()):
+                cov[i] += idf / total
+        return cov
+
+    def feedback_terms(self, ranked: Sequence[int], query: Sequence[str], top_docs: int,
+                       max_terms: int) -> dict[str, float]:
+        """Pseudo-relevance feedback: terms shared by several top documents, weighted 0..1 by IDF."""
+        if self.n < 20:
+            return {}
+        qset = set(query)
+        hits: Counter[str] = Counter()
+        for i in ranked[:top_docs]:
+            hits.update(t for t in self.doc_terms[i] if t not in qset)
+        scored = {t: c * self.idf(t) for t, c in hits.items() if c >= 2 and len(self.postings[t]) >= 2}
+        best = sorted(scored, key=scored.get, reverse=True)[:max_terms]
+        top = max((scored[t] for t in best), default=1.0)
+        return {t: scored[t] / top for t in best}
+
+
+def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: float = 0.3,
+                      coverage_weight: float = 0.5) -> list[float]:
+    """Relevance 0..1 of each text to the query (0 when it shares no term with it)."""
+    if not texts:
+        return []
+    docs = [terms_of(t) for t in texts]
+    scorer = LexicalScorer(docs)
+    qterms = terms_of_query(query)
+    if not qterms:
+        return [0.0] * len(texts)
+    scores = scorer.bm25({t: 1.0 for t in qterms})
+    if coverage_weight:
+        cov = scorer.coverage(qterms)
+        scores = [s * ((1.0 - coverage_weight) + coverage_weight * c) for s, c in zip(scores, cov)]
+    if feedback_weight and scorer.n >= 20:
+        ranked = sorted(range(scorer.n), key=scores.__getitem__, reverse=True)
+        extra = scorer.feedback_terms(ranked, qterms, top_docs=5, max_terms=8)
+        if extra:
+            more = scorer.bm25({t: w * feedback_weight for t, w in extra.items()})
+            scores = [s + m for s, m in zip(scores, more)]
+    top = max(scores)
+    return [s / top for s in scores] if top > 0 else scores
+
+
+def spread_to_neighbours(scores: Sequence[float], weight: float) -> list[float]:
+    """Let each item inherit part of its strongest neighbour's score.
+
+    An answer often sits in the turn right before or after the one that repeats
+    the question's words ("Where did you go?" / "To the lake").
+    """
+    n = len(scores)
+    out = list(scores)
+    for i in range(n):
+        left = scores[i - 1] if i > 0 else 0.0
+        right = scores[i + 1] if i + 1 < n else 0.0
+        out[i] = scores[i] + weight * max(left, right)
+    return out

@@ -1,0 +1,294 @@
+"""Select: score candidates and pick whole packets under layered per-source budgets.
+
+score = relevance_weight * relevance + recency_weight * recency
+        + importance_weight * importance + source priority (+ a bonus for the newest turns)
+
+Each source has a minimum share of the budget it gets first (when it has
+candidates) and a maximum share it may not exceed while other sources still
+want room, so one long source cannot starve the others. Items are never cut:
+one that does not fit is skipped, or shortened visibly by the compress stage.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+from . import packets as P
+from .packets import Packet
+from .relevance import lexical_relevance, spread_to_neighbours, terms_of
+
+QUERY_TYPES = ("auto", "knowledge", "chat", "task")
+
+# Which share a packet's source draws on.
+SHARE_OF = {P.TASK_STATE: "state", P.TOOL_RESULT: "tool_results", P.HISTORY: "history",
+            P.SUMMARY: "history", P.NOTE: "evidence", P.MEMORY: "evidence", P.DOCUMENT: "documents",
+            P.TOOL: "tools"}
+PRIORITY = {P.TASK_STATE: 1.0, P.TOOL_RESULT: 0.1, P.NOTE: 0.05, P.MEMORY: 0.0, P.DOCUMENT: 0.0,
+            P.HISTORY: 0.0}
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How a query type weighs the scores and shares out the budget (shares of what is left
+    after system instructions, query and tools)."""
+
+    relevance_weight: float
+    recency_weight: float
+    importance_weight: float
+    shares: dict[str, tuple[float, float]]   # share name -> (min, max)
+    recent_turns: int          # the newest N turns get RECENT_BONUS: the conversation's present
+    neighbour_weight: float    # how much a turn inherits from its best neighbour's relevance
+    condensed_share: float     # budget set aside for the condensed earlier conversation
+
+
+RECENT_BONUS = 0.5
+
+PROFILES: dict[str, Profile] = {
+    "knowledge": Profile(0.85, 0.1, 0.05, {
+        "state": (0.0, 0.15), "tool_results": (0.0, 0.25), "history": (0.1, 0.8),
+        "evidence": (0.15, 0.6), "documents": (0.1, 0.6), "tools": (0.0, 0.2)},
+        recent_turns=1, neighbour_weight=0.3, condensed_share=0.0),
+    "chat": Profile(0.45, 0.45, 0.1, {
+        "state": (0.0, 0.1), "tool_results": (0.0, 0.2), "history": (0.4, 0.9),
+        "evidence": (0.05, 0.35), "documents": (0.0, 0.3), "tools": (0.0, 0.2)},
+        recent_turns=4, neighbour_weight=0.2, condensed_share=0.15),
+    "task": Profile(0.6, 0.3, 0.1, {
+        "state": (0.05, 0.25), "tool_results": (0.1, 0.4), "history": (0.15, 0.6),
+        "evidence": (0.1, 0.45), "documents": (0.0, 0.4), "tools": (0.0, 0.25)},
+        recent_turns=2, neighbour_weight=0.2, condensed_share=0.1),
+}
+
+_QUESTION_RE = re.compile(
+    r"^\s*(what|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|can|could|"
+    r"should|would|will|has|have|had)\b|[?？]\s*$|什么|怎么|为什么|哪|谁|何时|多少|吗[?？]?\s*$|是否",
+    re.IGNORECASE)
+_TASK_RE = re.compile(
+    r"^\s*(please\s+)?(fix|implement|add|write|create|update|refactor|run|build|deploy|remove|delete|"
+    r"rename|make|change|continue|finish|debug|test|migrate|set up|setup|install)\b|"
+    r"^\s*(修复|实现|添加|编写|创建|更新|重构|运行|部署|删除|继续|完成|调试|测试|迁移)",
+    re.IGNORECASE)
+
+
+def decide_query_type(query: str, *, has_task_state: bool, has_tool_results: bool,
+                      has_sources: bool) -> str:
+    """``auto``: an imperative with work in progress is a task, a question over material is
+    knowledge, anything else is chat."""
+    if _TASK_RE.search(query) or (has_task_state and not _QUESTION_RE.search(query)):
+        return "task"
+    if _QUESTION_RE.search(query) and (has_sources or has_task_state or has_tool_results):
+        return "knowledge"
+    if has_tool_results and not _QUESTION_RE.search(query):
+        return "task"
+    return "chat"
+
+
+def score_packets(candidates: list[Packet], query: str, profile: Profile) -> None:
+    """Fill relevance, recency and score of every candidate (in place)."""
+    lexical = [p for p in candidates if p.source in (P.HISTORY, P.TOOL_RESULT, P.DOCUMENT)
+               or (p.source in (P.NOTE, P.MEMORY) and not p.given_score)]
+    for p, rel in zip(lexical, lexical_relevance(query, [_searchable(p) for p in lexical])):
+        p.relevance = rel
+    history = sorted((p for p in candidates if p.source == P.HISTORY), key=lambda p: p.position)
+    if history and profile.neighbour_weight:
+        spread = spread_to_neighbours([p.relevance for p in history], profile.neighbour_weight)
+        top = max(spread) or 1.0
+        for p, s in zip(history, spread):
+            p.relevance = s / top
+    for source in (P.NOTE, P.MEMORY, P.DOCUMENT):
+        given = [p for p in candidates if p.source == source and p.given_score]
+        top = max((p.given_score for p in given), default=0.0)
+        for p in given:
+            index_rel = max(0.0, p.given_score / top) if top > 0 else 0.0
+            # Documents carry the caller's score and our lexical one; notes trust the index.
+            p.relevance = 0.5 * index_rel + 0.5 * p.relevance if source == P.DOCUMENT else index_rel
+    for p in candidates:
+        if p.source == P.TASK_STATE:
+            p.relevance = 1.0
+    _fill_recency(candidates)
+    n_hist = len(history)
+    for p in candidates:
+        importance = p.importance if p.importance is not None else 0.5
+        p.score = (profile.relevance_weight * p.relevance + profile.recency_weight * p.recency
+                   + profile.importance_weight * importance + PRIORITY.get(p.source, 0.0))
+        if p.source == P.HISTORY and p.position >= n_hist - profile.recent_turns:
+            p.score += RECENT_BONUS
+
+
+def _searchable(p: Packet) -> str:
+    return f"{p.title}\n{p.content}" if p.title else p.content
+
+
+def _fill_recency(candidates: list[Packet]) -> None:
+    """Recency 0..1 per source: by position for history, by age relative to the newest item
+    (half-life = a third of the source's time span) for timestamped items, so items that are
+    all weeks old are still told apart."""
+    by_source: dict[str, list[Packet]] = {}
+    for p in candidates:
+        by_source.setdefault(p.source, []).append(p)
+    for source, items in by_source.items():
+        if source == P.HISTORY:
+            n = len(items)
+            for p in items:
+                p.recency = (p.position + 1) / n
+            continue
+        stamped = [p for p in items if p.timestamp is not None]
+        if stamped:
+            newest = max(p.timestamp for p in stamped)
+            oldest = min(p.timestamp for p in stamped)
+            half_life = max((newest - oldest).total_seconds() / 3.0, 3600.0)
+            for p in stamped:
+                p.recency = 0.5 ** ((newest - p.timestamp).total_seconds() / half_life)
+        for p in items:
+            if p.timestamp is None:
+                # Without a time, later in the caller's list counts as newer (tool results).
+                p.recency = 0.5 if source in (P.NOTE, P.MEMORY) else (p.position + 1) / len(items)
+
+
+def _near_duplicate(a: Packet, b: Packet) -> bool:
+    """Same text, or term sets that overlap by 80%+ (Jaccard) when both say something."""
+    if " ".join(a.content.split()).lower() == " ".join(b.content.split()).lower():
+        return len(a.content.strip()) >= 20 or a.source != P.HISTORY
+    ta, tb = set(a.terms), set(b.terms)
+    if len(ta) < 4 or len(tb) < 4:
+        return False
+    return len(ta & tb) / len(ta | tb) >= 0.8
+
+
+@dataclass
+class Selection:
+    selected: list[Packet] = field(default_factory=list)
+    dropped: list[tuple[Packet, str]] = field(default_factory=list)
+    used: int = 0
+    groups: set[str] = field(default_factory=set)
+
+
+Shortener = Callable[[Packet, int], "Packet | None"]
+
+
+def select_packets(candidates: list[Packet], available: int, profile: Profile, *,
+                   cost: Callable[[Packet], int], group_cost: Callable[[str], int],
+                   min_relevance: float | None, shorten: Shortener | None = None,
+                   max_compressions: int = 4) -> Selection:
+    """Pick whole packets, best first, within ``available`` tokens and the profile's shares."""
+    sel = Selection()
+    pool: list[Packet] = []
+    for p in candidates:
+        if (min_relevance is not None and p.source in P.EVIDENCE_SOURCES
+                and p.relevance < min_relevance):
+            sel.dropped.append((p, f"relevance {p.relevance:.2f} below min_relevance {min_relevance:.2f}"))
+            continue
+        p.tokens = cost(p)
+        pool.append(p)
+    pool.sort(key=lambda p: (-p.score, -p.position))
+    present = {SHARE_OF[p.source] for p in pool}
+    usage: dict[str, int] = {}
+    caps_min = {s: int(profile.shares[s][0] * available) for s in present}
+    caps_max = {s: int(profile.shares[s][1] * available) for s in present}
+    taken: set[int] = set()
+    compressions = 0
+    # The best item of each source may be shortened even with weak relevance: the caller chose it.
+    best_of_source = {min(i for i, p in enumerate(pool) if p.source == src)
+                      for src in {p.source for p in pool}}
+    reasons: dict[int, str] = {}
+
+    def extra_cost(p: Packet) -> int:
+        return group_cost(p.group) if p.group and p.group not in sel.groups else 0
+
+    def admit(p: Packet) -> None:
+        if p.group and p.group not in sel.groups:
+            sel.groups.add(p.group)
+        c = p.tokens + extra_cost(p)
+        sel.used += c
+        usage[SHARE_OF[p.source]] = usage.get(SHARE_OF[p.source], 0) + c
+        sel.selected.append(p)
+
+    def duplicate_of(p: Packet) -> Packet | None:
+        if not p.terms:
+            p.terms = list(terms_of(p.content))
+        for q in sel.selected:
+            if q.source != P.TASK_STATE and _near_duplicate(p, q):
+                return q
+        return None
+
+    def try_take(i: int, p: Packet, cap: int | None) -> bool:
+        nonlocal compressions
+        share = SHARE_OF[p.source]
+        room = available - sel.used
+        if cap is not None:
+            room = min(room, cap - usage.get(share, 0))
+        need = p.tokens + extra_cost(p)
+        if need > room:
+            # A strong item that is too big is shortened visibly rather than lost.
+            if (shorten is not None and compressions < max_compressions and p.source != P.HISTORY
+                    and (p.relevance >= 0.3 or p.source == P.TASK_STATE or i in best_of_source)
+                    and room >= 40):
+                short = shorten(p, room)
+                if short is not None and short.tokens <= room:
+                    compressions += 1
+                    taken.add(i)
+                    admit(short)
+                    return True
+            reasons[i] = "no room in its share" if cap is not None and room < available - sel.used \
+                else "did not fit the budget"
+            return False
+        dup = duplicate_of(p)
+        taken.add(i)
+        if dup is not None:
+            reasons[i] = f"near-duplicate of {dup.source} {dup.id}"
+            sel.dropped.append((p, reasons[i]))
+            return False
+        admit(p)
+        return True
+
+    # 1. Minimum shares: every source that has candidates gets its floor first.
+    for share in sorted(present, key=lambda s: -profile.shares[s][0]):
+        for i, p in enumerate(pool):
+            if i not in taken and SHARE_OF[p.source] == share and usage.get(share, 0) < caps_min[share]:
+                try_take(i, p, caps_min[share])
+    # 2. Best first within maximum shares; 3. then whatever is left, caps lifted, because a
+    # cap only exists to protect other sources and none of them wants the room any more.
+    for capped in (True, False):
+        for i, p in enumerate(pool):
+            if i not in taken and available - sel.used > 0:
+                try_take(i, p, caps_max[SHARE_OF[p.source]] if capped else None)
+    for i, p in enumerate(pool):
+        if i not in taken:
+            sel.dropped.append((p, reasons.get(i, "did not fit the budget")))
+    return sel
+
+
+def select_tools(tools: list[Packet], query: str, room: int, cost: Callable[[Packet], int]
+                 ) -> tuple[list[Packet], list[tuple[Packet, str]]]:
+    """Tool definitions for the system part: required ones always, the rest all when they fit
+    in ``room``, otherwise the ones relevant to the query, best first."""
+    if not tools:
+        return [], []
+    for p, rel in zip(tools, lexical_relevance(query, [f"{p.id} {p.label} {p.id.replace('_', ' ')}"
+                                                       for p in tools], feedback_weight=0.0)):
+        p.relevance = rel
+        p.score = rel + (1.0 if p.required else 0.0)
+        p.tokens = cost(p)
+    kept = [p for p in tools if p.required]
+    optional = [p for p in tools if not p.required]
+    used = sum(p.tokens for p in kept)
+    if used + sum(p.tokens for p in optional) <= room:
+        return kept + optional, []
+    dropped = []
+    for p in sorted(optional, key=lambda p: (-p.relevance, p.position)):
+        if p.relevance <= 0:
+            dropped.append((p, "not relevant to the query (tools did not all fit)"))
+        elif used + p.tokens <= room:
+            kept.append(p)
+            used += p.tokens
+        else:
+            dropped.append((p, "did not fit the tools share"))
+    return kept, dropped
+
+
+def with_content(p: Packet, content: str, method: str, cost: Callable[[Packet], int]) -> Packet:
+    """A copy of ``p`` with shortened content, marked as compressed."""
+    q = replace(p, content=content, compressed_from=p.tokens, compression=method, terms=[])
+    q.tokens = cost(q)
+    return q

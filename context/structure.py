@@ -1,0 +1,185 @@
+"""Structure: lay the selected packets out as a text template or as chat messages.
+
+Text: the sections [Role & Policies] [Task] [State] [Evidence] [Context]
+[Output], every one always present. Messages: ordered against
+lost-in-the-middle (system, state and key evidence first, supporting material in
+the middle, recent turns and the query last). The cost functions here are what
+the select stage budgets with, so layout and accounting cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import packets as P
+from .packets import Packet
+from .tokens import TokenCounter
+
+SECTIONS = ("Role & Policies", "Task", "State", "Evidence", "Context", "Output")
+SECTION_OF = {P.SYSTEM: "Role & Policies", P.TOOL: "Role & Policies", P.QUERY: "Task",
+              P.TASK_STATE: "State", P.TOOL_RESULT: "State", P.NOTE: "Evidence",
+              P.MEMORY: "Evidence", P.DOCUMENT: "Evidence", P.SUMMARY: "Context",
+              P.HISTORY: "Context"}
+EMPTY_SECTION = {
+    "Role & Policies": "(no system instructions)",
+    "Task": "(no task)",
+    "State": "(no task state or tool results)",
+    "Evidence": "(no notes, memories or documents)",
+    "Context": "(no conversation history)",
+}
+OUTPUT_LINE = "Answer the task from the sections above; cite evidence by its tag."
+TOOLS_HEADING = "Tools (JSON schema):"
+
+# Messages format accounting: every message costs its content's tokens plus this
+# many (role and the chat template's delimiters; OpenAI's own guide counts 3-4).
+MESSAGE_OVERHEAD_TOKENS = 4
+STATE_HEADING = "Current state and key evidence:"
+SUPPORT_HEADING = "Supporting material:"
+KEY_EVIDENCE_MAX = 3
+
+
+def packet_text(p: Packet) -> str:
+    """The exact text a packet contributes (one or more lines, no trailing newline)."""
+    if p.source == P.HISTORY:
+        return f"{p.role}: {p.content}"
+    if p.source in (P.NOTE, P.MEMORY):
+        tag = [f"{p.source} {p.id}"]
+        if p.label:
+            tag.append(p.label)
+        if p.importance is not None and p.source == P.MEMORY:
+            tag.append(f"importance {p.importance:.2f}")
+        tag.append(f"relevance {p.relevance:.2f}")
+        head = f"[{' | '.join(tag)}]" + (f" {p.title}" if p.title else "")
+        return f"{head}\n{p.content}"
+    if p.source == P.DOCUMENT:
+        return f"[document {p.id} | relevance {p.relevance:.2f}]\n{p.content}"
+    if p.source == P.TOOL_RESULT:
+        when = f" | {p.timestamp:%Y-%m-%d %H:%M}" if p.timestamp else ""
+        return f"[tool_result {p.label}{when}]\n{p.content}"
+    if p.source == P.TASK_STATE:
+        return p.content
+    return p.content
+
+
+def group_header(group: str, fmt: str) -> str:
+    """The date line shown once before the first selected turn of each day."""
+    return f"[{group}]" if fmt == "text" else f"[{group}] "
+
+
+def packet_cost(p: Packet, fmt: str, counter: TokenCounter) -> int:
+    """Tokens a packet adds to the output in ``fmt`` (its date header is costed apart)."""
+    if fmt == "messages" and p.source == P.HISTORY:
+        return counter.count(p.content) + MESSAGE_OVERHEAD_TOKENS
+    return counter.count(packet_text(p)) + 1  # +1: the newline joining it to the next item
+
+
+def group_cost(group: str, fmt: str, counter: TokenCounter) -> int:
+    return counter.count(group_header(group, fmt)) + (1 if fmt == "text" else 0) if group else 0
+
+
+@dataclass
+class Layout:
+    """Packets sorted into the places they are rendered."""
+
+    system: str
+    query: str
+    tools: list[Packet]
+    state: list[Packet]
+    evidence: list[Packet]
+    context: list[Packet]
+
+
+def layout(system: str, query: str, tools: list[Packet], chosen: list[Packet]) -> Layout:
+    state = [p for p in chosen if p.source == P.TASK_STATE] + sorted(
+        (p for p in chosen if p.source == P.TOOL_RESULT), key=lambda p: p.position)
+    evidence = sorted((p for p in chosen if p.source in P.EVIDENCE_SOURCES), key=lambda p: -p.score)
+    context = [p for p in chosen if p.source == P.SUMMARY] + sorted(
+        (p for p in chosen if p.source == P.HISTORY), key=lambda p: p.position)
+    return Layout(system, query, sorted(tools, key=lambda p: p.position), state, evidence, context)
+
+
+def _history_lines(turns: list[Packet], fmt: str) -> list[str]:
+    lines, last_group = [], None
+    for p in turns:
+        if p.source == P.HISTORY and p.group and p.group != last_group:
+            lines.append(group_header(p.group, fmt))
+            last_group = p.group
+        lines.append(packet_text(p))
+    return lines
+
+
+def section_bodies(lay: Layout) -> dict[str, str]:
+    """Text of each section (without its ``[Name]`` line)."""
+    role = lay.system.strip()
+    if lay.tools:
+        tools = "\n".join([TOOLS_HEADING] + [p.content for p in lay.tools])
+        role = f"{role}\n{tools}" if role else tools
+    bodies = {
+        "Role & Policies": role,
+        "Task": lay.query,
+        "State": "\n".join(packet_text(p) for p in lay.state),
+        "Evidence": "\n".join(packet_text(p) for p in lay.evidence),
+        "Context": "\n".join(_history_lines(lay.context, "text")),
+        "Output": OUTPUT_LINE,
+    }
+    return {name: body or EMPTY_SECTION[name] for name, body in bodies.items()}
+
+
+def render_text(lay: Layout) -> str:
+    bodies = section_bodies(lay)
+    return "\n\n".join(f"[{name}]\n{bodies[name]}" for name in SECTIONS)
+
+
+def render_messages(lay: Layout) -> list[dict[str, str]]:
+    """Chat messages, most important at the edges (lost-in-the-middle)."""
+    messages: list[dict[str, str]] = []
+    system = lay.system.strip()
+    if lay.tools:
+        tools = "\n".join([TOOLS_HEADING] + [p.content for p in lay.tools])
+        system = f"{system}\n{tools}" if system else tools
+    if system:
+        messages.append({"role": "system", "content": system})
+    key = lay.evidence[:KEY_EVIDENCE_MAX]
+    support = lay.evidence[KEY_EVIDENCE_MAX:]
+    first = [packet_text(p) for p in lay.state + key]
+    if first:
+        messages.append({"role": "system", "content": "\n".join([STATE_HEADING] + first)})
+    middle = [packet_text(p) for p in support] + [packet_text(p) for p in lay.context if p.source == P.SUMMARY]
+    if middle:
+        messages.append({"role": "user", "content": "\n".join([SUPPORT_HEADING] + middle)})
+    last_group = None
+    for p in lay.context:
+        if p.source != P.HISTORY:
+            continue
+        content = p.content
+        if p.group and p.group != last_group:
+            content = group_header(p.group, "messages") + content
+            last_group = p.group
+        messages.append({"role": p.role or "user", "content": content})
+    messages.append({"role": "user", "content": lay.query})
+    return messages
+
+
+def messages_tokens(messages: list[dict[str, str]], counter: TokenCounter) -> int:
+    """Tokens of a message list: each content counted exactly plus MESSAGE_OVERHEAD_TOKENS per message."""
+    return sum(counter.count(m["content"]) + MESSAGE_OVERHEAD_TOKENS for m in messages)
+
+
+def output_tokens(lay: Layout, fmt: str, counter: TokenCounter) -> int:
+    """The exact size of the rendered output: what the budget is enforced on."""
+    if fmt == "text":
+        return counter.count(render_text(lay))
+    return messages_tokens(render_messages(lay), counter)
+
+
+def section_tokens(lay: Layout, fmt: str, counter: TokenCounter) -> dict[str, int]:
+    """Tokens per template section (text: each section's block; messages: its contents)."""
+    if fmt == "text":
+        return {name: counter.count(f"[{name}]\n{body}") for name, body in section_bodies(lay).items()}
+    bodies = section_bodies(lay)
+    out = {name: (counter.count(bodies[name]) if bodies[name] != EMPTY_SECTION.get(name) else 0)
+           for name in SECTIONS if name != "Output"}
+    out["Context"] = sum(counter.count(p.content) + MESSAGE_OVERHEAD_TOKENS for p in lay.context
+                         if p.source == P.HISTORY) + sum(counter.count(packet_text(p)) for p in lay.context
+                                                         if p.source == P.SUMMARY)
+    return out

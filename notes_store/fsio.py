@@ -1,0 +1,114 @@
+"""Durable file writes and the workspace's inter-process lock."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import threading
+from pathlib import Path
+from typing import Iterator
+
+from .errors import StorageError
+
+TEMP_PREFIX = ".tmp-"
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a rename or unlink in ``folder`` survive a power cut."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes) -> os.stat_result:
+    """Write ``data`` to ``path`` so a reader sees the old or the new bytes, never a mix.
+
+    Temp file in the same folder, fsync, rename over the target, fsync the
+    folder. On failure the temp file is removed, the old file is untouched and
+    a ``StorageError`` says why. Returns the new file's stat.
+    """
+    folder = path.parent
+    tmp = folder / f"{TEMP_PREFIX}{path.name}.{os.getpid()}.{threading.get_ident()}"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        fsync_dir(folder)
+        return os.stat(path, follow_symlinks=False)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise StorageError(f"could not write {path.name}: {exc.strerror or exc}; "
+                           "the previous version (if any) is unchanged — check free space and permissions") from exc
+
+
+def durable_unlink(path: Path) -> None:
+    """Remove ``path`` and make the removal durable."""
+    try:
+        os.unlink(path)
+        fsync_dir(path.parent)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StorageError(f"could not delete {path.name}: {exc.strerror or exc}") from exc
+
+
+def remove_temp_files(folder: Path) -> list[str]:
+    """Delete temp files left by a writer that died mid-write. Call under the lock."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return removed
+    for entry in entries:
+        if entry.name.startswith(TEMP_PREFIX):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                removed.append(entry.name)
+    return removed
+
+
+class WorkspaceLock:
+    """An exclusive lock shared by every thread and process on one workspace.
+
+    ``flock`` is released by the kernel when a process dies, so a lock "left
+    behind" by a killed writer never blocks anyone. Re-entrant per thread.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._thread_lock = threading.RLock()
+        self._depth = 0
+        self._fd: int | None = None
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        with self._thread_lock:
+            if self._depth == 0:
+                self._path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                except BaseException:
+                    os.close(fd)
+                    raise
+                self._fd = fd
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                if self._depth == 0 and self._fd is not None:
+                    fcntl.flock(self._fd, fcntl.LOCK_UN)
+                    os.close(self._fd)
+                    self._fd = None

@@ -1,0 +1,264 @@
+"""The Whoosh full-text index: a derived cache of the workspace's files.
+
+One index holds notes and memories (field ``kind``), so both share one search
+path and one analyzer. The index can always be thrown away and rebuilt from the
+files; nothing here is the source of truth.
+
+Ranking is BM25F over one weighted ``text`` field: the title is written into it
+``TITLE_WEIGHT`` times, which is exactly BM25F's per-field term-frequency
+weighting (and twice as fast to query as one Whoosh field per part).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from whoosh import fields, index as whoosh_index
+from whoosh import query as Q
+from whoosh.scoring import BM25F
+
+from .analysis import ANALYZER, QueryUnit
+
+log = logging.getLogger("ctxnotes.index")
+
+INDEX_NAME = "ctxnotes_v1"  # bump when the schema or analyzer changes: old indexes are rebuilt
+TITLE_WEIGHT = 2
+MAX_SEGMENTS = 12  # past this many small segments, the next commit merges them
+
+
+class IndexCorrupt(Exception):
+    """The index files cannot be used; the caller rebuilds from the files."""
+
+
+@dataclass
+class IndexEntry:
+    """What the index stores for one file."""
+
+    key: str                      # "notes/<id>.md": the file's path in the workspace
+    kind: str                     # "note" | "memory"
+    type: str                     # note type or memory type
+    tags: Sequence[str]
+    updated: float                # epoch seconds, for range filters
+    title: str
+    text: str                     # body text to index
+    meta: dict[str, Any] = field(default_factory=dict)  # catalogue row, JSON-able
+
+
+def _schema() -> fields.Schema:
+    return fields.Schema(
+        key=fields.ID(unique=True, stored=True),
+        kind=fields.ID(),
+        type=fields.ID(),
+        tags=fields.KEYWORD(commas=True, lowercase=False, scorable=False),
+        updated=fields.NUMERIC(numtype=float, bits=64),
+        text=fields.TEXT(analyzer=ANALYZER, phrase=True),
+        meta=fields.STORED(),
+    )
+
+
+@dataclass
+class Filters:
+    """Restrictions a search applies before ranking."""
+
+    kind: str
+    types: Sequence[str] | None = None
+    tags: Sequence[str] | None = None          # every tag must be present
+    updated_after: float | None = None
+    updated_before: float | None = None
+
+    def to_query(self) -> Q.Query:
+        parts: list[Q.Query] = [Q.Term("kind", self.kind)]
+        if self.types:
+            parts.append(Q.Or([Q.Term("type", t) for t in self.types]))
+        for tag in self.tags or ():
+            parts.append(Q.Term("tags", tag))
+        if self.updated_after is not None or self.updated_before is not None:
+            parts.append(Q.NumericRange("updated", self.updated_after, self.updated_before))
+        return parts[0] if len(parts) == 1 else Q.And(parts)
+
+
+class SearchIndex:
+    """Open, query, update and rebuild the Whoosh index in one folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._ix: whoosh_index.FileIndex | None = None
+        self._searcher = None
+        self._merge_next = False
+        self._allowed_cache: tuple[tuple[int, str], set[int]] | None = None
+        self._generation = 0  # bumps with every new searcher: keys the filter cache
+
+    # -- lifecycle -----------------------------------------------------------
+    def open(self) -> bool:
+        """Open the index; return False when it is missing, corrupt or of another version."""
+        self.close()
+        try:
+            if not whoosh_index.exists_in(self.folder, indexname=INDEX_NAME):
+                return False
+            self._ix = whoosh_index.open_dir(self.folder, indexname=INDEX_NAME)
+            self._new_searcher()
+            self._searcher.doc_count_all()
+            return True
+        except Exception as exc:  # any damage to the files: rebuild
+            log.warning("index at %s is unusable (%s: %s)", self.folder, type(exc).__name__, exc)
+            self.close()
+            return False
+
+    def create(self, entries: Iterable[IndexEntry] = ()) -> int:
+        """Throw away whatever is in the folder and build a fresh index from ``entries``."""
+        self.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._ix = whoosh_index.create_in(self.folder, _schema(), indexname=INDEX_NAME)
+        count = 0
+        writer = self._ix.writer(limitmb=128)
+        try:
+            for entry in entries:
+                writer.add_document(**_doc(entry))
+                count += 1
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit(optimize=True)
+        self._new_searcher()
+        return count
+
+    def _new_searcher(self) -> None:
+        self._searcher = self._ix.searcher(weighting=BM25F())
+        self._generation += 1
+
+    def close(self) -> None:
+        if self._searcher is not None:
+            try:
+                self._searcher.close()
+            except Exception:
+                pass
+        self._searcher = None
+        if self._ix is not None:
+            try:
+                self._ix.close()
+            except Exception:
+                pass
+        self._ix = None
+
+    # -- reading -------------------------------------------------------------
+    def _fresh_searcher(self):
+        if self._searcher is None:
+            raise IndexCorrupt("index is not open")
+        try:
+            if not self._searcher.up_to_date():
+                # Not Searcher.refresh(): it reuses segment readers with stale
+                # deletion sets (deleted notes come back) and fails on an empty index.
+                self._searcher.close()
+                self._new_searcher()
+        except Exception as exc:
+            raise IndexCorrupt(f"{type(exc).__name__}: {exc}") from exc
+        return self._searcher
+
+    def stored(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every (key, catalogue row) the index holds."""
+        searcher = self._fresh_searcher()
+        try:
+            for _docnum, stored in searcher.reader().iter_docs():
+                yield stored["key"], json.loads(stored["meta"])
+        except IndexCorrupt:
+            raise
+        except Exception as exc:
+            raise IndexCorrupt(f"{type(exc).__name__}: {exc}") from exc
+
+    def stored_one(self, key: str) -> dict[str, Any] | None:
+        """The catalogue row the index holds for ``key``, if any."""
+        searcher = self._fresh_searcher()
+        try:
+            stored = searcher.document(key=key)
+        except Exception as exc:
+            raise IndexCorrupt(f"{type(exc).__name__}: {exc}") from exc
+        return json.loads(stored["meta"]) if stored else None
+
+    def doc_count(self) -> int:
+        return self._fresh_searcher().doc_count()
+
+    def search(self, units: Sequence[QueryUnit], filters: Filters, limit: int,
+               match_all: bool = True) -> tuple[list[tuple[str, float]], int]:
+        """Rank documents for ``units``; return the top ``limit`` (key, score) and the hit count.
+
+        ``match_all`` requires every unit (words and phrases); otherwise any term counts.
+        """
+        if not units:
+            return [], 0
+        if match_all:
+            parts = [Q.Phrase("text", list(u.terms)) if u.is_phrase else Q.Term("text", u.terms[0]) for u in units]
+        else:
+            terms = dict.fromkeys(t for u in units for t in u.terms)
+            parts = [Q.Term("text", t) for t in terms]
+        query = parts[0] if len(parts) == 1 else (Q.And(parts) if match_all else Q.Or(parts))
+        searcher = self._fresh_searcher()
+        try:
+            allowed = self._allowed(searcher, filters)
+            if not allowed:  # Whoosh treats an empty filter set as "no filter"
+                return [], 0
+            results = searcher.search(query, filter=allowed, limit=max(limit, 1))
+            hits = [(hit["key"], float(hit.score)) for hit in results][:limit]
+            # Counted here: Results.__len__ ignores the filter in some cases.
+            total = sum(1 for docnum in searcher.docs_for_query(query) if docnum in allowed)
+            return hits, total
+        except Exception as exc:
+            raise IndexCorrupt(f"{type(exc).__name__}: {exc}") from exc
+
+    def _allowed(self, searcher, filters: Filters) -> set[int]:
+        """Live document numbers that pass the filters (cached per searcher for the plain kind filter)."""
+        plain = not (filters.types or filters.tags or filters.updated_after is not None
+                     or filters.updated_before is not None)
+        cache_key = (self._generation, filters.kind)
+        if plain and self._allowed_cache is not None and self._allowed_cache[0] == cache_key:
+            return self._allowed_cache[1]
+        reader = searcher.reader()
+        docs = set(searcher.docs_for_query(filters.to_query()))
+        if reader.has_deletions():
+            docs = {d for d in docs if not reader.is_deleted(d)}
+        if plain:
+            self._allowed_cache = (cache_key, docs)
+        return docs
+
+    # -- writing -------------------------------------------------------------
+    def write(self, puts: Sequence[IndexEntry], deletes: Sequence[str]) -> None:
+        """Apply puts and deletes in one commit. Callers hold the workspace lock."""
+        if not puts and not deletes:
+            return
+        if self._ix is None:
+            raise IndexCorrupt("index is not open")
+        try:
+            writer = self._ix.writer(timeout=5.0)
+            try:
+                for key in deletes:
+                    writer.delete_by_term("key", key)
+                for entry in puts:
+                    writer.update_document(**_doc(entry))
+            except BaseException:
+                writer.cancel()
+                raise
+            # A merge per commit costs ~70 ms at 10k notes; small segments are
+            # merged only once enough of them have piled up.
+            writer.commit(merge=self._merge_next)
+            self._merge_next = len(self._ix._segments()) > MAX_SEGMENTS
+        except Exception as exc:
+            raise IndexCorrupt(f"{type(exc).__name__}: {exc}") from exc
+
+
+def _doc(entry: IndexEntry) -> dict[str, Any]:
+    title = entry.title
+    text = "\n".join([title] * TITLE_WEIGHT + [" ".join(entry.tags), entry.text])
+    return {
+        "key": entry.key,
+        "kind": entry.kind,
+        "type": entry.type,
+        "tags": ",".join(entry.tags),
+        "updated": float(entry.updated),
+        "text": text,
+        "meta": json.dumps(entry.meta, ensure_ascii=False, separators=(",", ":")),
+    }

@@ -1,0 +1,352 @@
+"""Notes: the seven actions (create, read, update, delete, search, list, summary).
+
+A note is ``<workspace>/notes/<id>.md``: YAML front matter (id, title, type,
+tags, created_at, updated_at, plus any keys a person adds) and a Markdown body
+``# <title>`` + content.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from .analysis import query_units
+from .document import (BadFile, Document, content_from_body, dump_document, ordered_meta, parse_document,
+                       titled_body)
+from .errors import InvalidInput, NotFound, StorageError
+from .fsio import atomic_write, durable_unlink
+from .index import Filters, IndexEntry
+from .snippets import make_snippet
+from .validation import (check_choice, check_content, check_id, check_paging, check_tags, check_title,
+                         iso_now, parse_time)
+from .workspace import Entry, Workspace
+
+NOTE_TYPES = ("task_state", "conclusion", "blocker", "action", "reference", "general")
+NOTE_KEYS = ("id", "title", "type", "tags", "created_at", "updated_at")
+SORTS = ("updated_desc", "updated_asc", "created_desc", "created_asc", "title")
+
+
+@dataclass
+class Note:
+    """A note; ``content`` is None in listings and search hits."""
+
+    id: str
+    title: str
+    type: str
+    tags: list[str]
+    created_at: str
+    updated_at: str
+    path: str
+    content: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self, with_content: bool = True) -> dict[str, Any]:
+        data = asdict(self)
+        if not with_content or self.content is None:
+            data.pop("content")
+        if not self.extra:
+            data.pop("extra")
+        return data
+
+
+@dataclass
+class SearchHit:
+    note: Note
+    score: float
+    snippet: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.note.to_dict(with_content=False), "score": round(self.score, 4), "snippet": self.snippet}
+
+
+@dataclass
+class SearchResult:
+    query: str
+    hits: list[SearchHit]
+    total: int
+    limit: int
+    offset: int
+    matched: str  # "all": every word matched; "any": fallback, some words matched
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "total": self.total, "limit": self.limit, "offset": self.offset,
+                "matched": self.matched, "hits": [h.to_dict() for h in self.hits]}
+
+
+@dataclass
+class NoteList:
+    notes: list[Note]
+    total: int
+    limit: int
+    offset: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"total": self.total, "limit": self.limit, "offset": self.offset,
+                "notes": [n.to_dict(with_content=False) for n in self.notes]}
+
+
+@dataclass
+class NoteSummary:
+    total: int
+    by_type: dict[str, int]
+    top_tags: list[dict[str, Any]]
+    recent: list[Note]
+    unreadable: list[dict[str, str]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"total": self.total, "by_type": self.by_type, "top_tags": self.top_tags,
+                "recent": [n.to_dict(with_content=False) for n in self.recent], "unreadable": self.unreadable}
+
+
+class NoteCollection:
+    """Turns files in ``notes/`` into index entries."""
+
+    kind = "note"
+    folder_name = "notes"
+
+    def parse(self, path: Path, raw: bytes, doc: Document | None = None) -> IndexEntry:
+        doc = doc or parse_document(raw)
+        meta = doc.meta
+        note_id = meta.get("id")
+        if note_id is None:
+            raise BadFile("front matter has no 'id' (it must equal the file name without .md)")
+        if str(note_id) != path.stem:
+            raise BadFile(f"front matter id {str(note_id)!r} disagrees with the file name {path.name!r}")
+        title = meta.get("title")
+        if not isinstance(title, str) or not title.strip():
+            first = doc.body.split("\n", 1)[0]
+            title = first[2:].strip() if first.startswith("# ") and first[2:].strip() else path.stem
+        note_type = meta.get("type", "general")
+        if note_type not in NOTE_TYPES:
+            raise BadFile(f"type {note_type!r} is not one of {', '.join(NOTE_TYPES)}")
+        tags = meta.get("tags") or []
+        if not isinstance(tags, list) or not all(isinstance(t, (str, int, float)) for t in tags):
+            raise BadFile("tags must be a YAML list of strings")
+        tags = [str(t) for t in tags]
+        mtime = os.stat(path, follow_symlinks=False).st_mtime
+        created_at = str(meta.get("created_at") or iso_now(mtime))
+        updated_at = str(meta.get("updated_at") or created_at)
+        try:
+            updated = parse_time(updated_at, "updated_at")
+        except InvalidInput:
+            updated = mtime
+        content = content_from_body(doc.body, title)
+        row = {"id": path.stem, "title": title.strip(), "type": note_type, "tags": tags,
+               "created_at": created_at, "updated_at": updated_at}
+        return IndexEntry(key=f"{self.folder_name}/{path.name}", kind=self.kind, type=note_type, tags=tags,
+                          updated=updated, title=title, text=content, meta=row)
+
+
+def _note_from_row(entry: Entry, content: str | None = None, extra: dict[str, Any] | None = None) -> Note:
+    m = entry.meta
+    return Note(id=m["id"], title=m["title"], type=m["type"], tags=list(m["tags"]), created_at=m["created_at"],
+                updated_at=m["updated_at"], path=str(entry.path), content=content, extra=extra or {})
+
+
+class NoteStore:
+    """The seven note actions over a ``Workspace``."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.ws = workspace
+        self.collection: NoteCollection = workspace.collections["note"]  # type: ignore[assignment]
+
+    # -- helpers ---------------------------------------------------------------
+    def _path(self, note_id: str) -> Path:
+        return self.ws.folder("note") / f"{note_id}.md"
+
+    def _new_id(self) -> str:
+        # Time for readability, 32 random bits so that two processes creating
+        # notes in the same second never collide and a deleted id never returns.
+        stamp = time.strftime("%Y%m%d_%H%M%S", time.gmtime(self.ws.clock()))
+        while True:
+            note_id = f"note_{stamp}_{secrets.token_hex(4)}"
+            if not os.path.lexists(self._path(note_id)):
+                return note_id
+
+    def _load(self, note_id: str) -> tuple[dict[str, Any], IndexEntry, Path]:
+        """Read and parse a note file: (front matter, index entry, path); NotFound/InvalidInput otherwise."""
+        note_id = check_id(note_id)
+        path = self._path(note_id)
+        if os.path.islink(path):
+            raise InvalidInput(f"note {note_id} is a symbolic link, which ctxnotes does not follow; "
+                               "replace it with a regular file")
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+        except FileNotFoundError:
+            raise NotFound(f"no note with id {note_id!r}; use note_search or note_list to find existing ids") from None
+        except OSError as exc:
+            raise StorageError(f"cannot read note {note_id}: {exc.strerror or exc}") from exc
+        try:
+            doc = parse_document(raw)
+            entry = self.collection.parse(path, raw, doc)
+        except BadFile as exc:
+            raise InvalidInput(f"note {note_id} cannot be read: {exc}; fix the file by hand "
+                               f"({path}) or delete it") from None
+        return doc.meta, entry, path
+
+    def _to_note(self, entry: IndexEntry, path: Path, front: dict[str, Any]) -> Note:
+        m = entry.meta
+        return Note(id=m["id"], title=m["title"], type=m["type"], tags=list(m["tags"]), created_at=m["created_at"],
+                    updated_at=m["updated_at"], path=str(path), content=entry.text, extra=_extra(front))
+
+    def _write(self, meta: dict[str, Any], content: str) -> Note:
+        path = self._path(meta["id"])
+        st = atomic_write(path, dump_document(meta, titled_body(meta["title"], content)))
+        entry = IndexEntry(key=self.ws.key_for("note", meta["id"]), kind="note", type=meta["type"],
+                           tags=meta["tags"], updated=parse_time(meta["updated_at"], "updated_at"),
+                           title=meta["title"], text=content, meta={k: meta[k] for k in NOTE_KEYS})
+        self.ws.record_write(entry, st)
+        return self._to_note(entry, path, meta)
+
+    # -- the seven actions -------------------------------------------------------
+    def create(self, title: str, content: str = "", note_type: str = "general",
+               tags: Sequence[str] | None = ()) -> Note:
+        """Create a note; return it with its new id."""
+        title = check_title(title)
+        content = check_content(content, self.ws.max_content_bytes)
+        note_type = check_choice(note_type, NOTE_TYPES, "note_type")
+        tags = check_tags(list(tags) if isinstance(tags, tuple) else tags)
+        with self.ws.lock.hold():
+            now = iso_now(self.ws.clock())
+            meta = {"id": self._new_id(), "title": title, "type": note_type, "tags": tags,
+                    "created_at": now, "updated_at": now}
+            return self._write(meta, content)
+
+    def read(self, note_id: str) -> Note:
+        """The full note, content included."""
+        front, entry, path = self._load(note_id)
+        return self._to_note(entry, path, front)
+
+    def update(self, note_id: str, title: str | None = None, content: str | None = None,
+               note_type: str | None = None, tags: Sequence[str] | None = None) -> Note:
+        """Change the given fields (None = unchanged; "" is a real value for content)."""
+        if title is not None:
+            title = check_title(title)
+        if content is not None:
+            content = check_content(content, self.ws.max_content_bytes)
+        if note_type is not None:
+            note_type = check_choice(note_type, NOTE_TYPES, "note_type")
+        if tags is not None:
+            tags = check_tags(list(tags) if isinstance(tags, tuple) else tags)
+        with self.ws.lock.hold():
+            old_meta, old_entry, path = self._load(note_id)
+            current = self._to_note(old_entry, path, old_meta)
+            old_content = old_entry.text
+            new = {"id": current.id,
+                   "title": title if title is not None else current.title,
+                   "type": note_type if note_type is not None else current.type,
+                   "tags": tags if tags is not None else current.tags,
+                   "created_at": current.created_at,
+                   "updated_at": current.updated_at}
+            new_content = content if content is not None else old_content
+            unchanged = (all(new[k] == old_meta.get(k) for k in ("title", "type", "tags"))
+                         and new_content == old_content)
+            if unchanged:
+                return current
+            new["updated_at"] = iso_now(self.ws.clock())
+            return self._write(ordered_meta(new, old_meta, NOTE_KEYS), new_content)
+
+    def delete(self, note_id: str) -> dict[str, Any]:
+        """Delete a note's file; it disappears from search and list at once."""
+        note_id = check_id(note_id)
+        with self.ws.lock.hold():
+            path = self._path(note_id)
+            if not os.path.lexists(path):
+                raise NotFound(f"no note with id {note_id!r}; nothing was deleted (use note_list to see ids)")
+            title = None
+            entry = self.ws.catalogue.get(self.ws.key_for("note", note_id))
+            if entry is not None:
+                title = entry.meta.get("title")
+            durable_unlink(path)
+            self.ws.record_delete(self.ws.key_for("note", note_id))
+        return {"deleted": True, "id": note_id, "title": title}
+
+    def search(self, query: str, limit: int = 10, offset: int = 0, note_type: str | Sequence[str] | None = None,
+               tags: Sequence[str] | None = None, updated_after: str | None = None,
+               updated_before: str | None = None) -> SearchResult:
+        """Ranked notes for a query: every word first, any word when that finds nothing."""
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("query must not be empty: give words or a \"quoted phrase\" to search for")
+        limit, offset = check_paging(limit, offset)
+        filters = Filters(kind="note", types=_check_types(note_type), tags=check_tags(tags) or None,
+                          updated_after=parse_time(updated_after, "updated_after") if updated_after else None,
+                          updated_before=parse_time(updated_before, "updated_before") if updated_before else None)
+        units = query_units(query)
+        rows, total = self.ws.search(units, filters, offset + limit, match_all=True)
+        matched = "all"
+        if total == 0 and len(units) > 1 or (total == 0 and units and units[0].is_phrase):
+            rows, total = self.ws.search(units, filters, offset + limit, match_all=False)
+            matched = "any"
+        terms = {t for u in units for t in u.terms}
+        hits = []
+        for entry, score in rows[offset:offset + limit]:
+            hits.append(SearchHit(_note_from_row(entry), score, make_snippet(self._body_text(entry), terms)))
+        return SearchResult(query=query, hits=hits, total=total, limit=limit, offset=offset, matched=matched)
+
+    def _body_text(self, entry: Entry) -> str:
+        try:
+            text = entry.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        end = text.find("\n---\n", 3)
+        body = text[end + 5:] if end != -1 else text
+        return content_from_body(body, entry.meta.get("title", "")) or entry.meta.get("title", "")
+
+    def list(self, note_type: str | Sequence[str] | None = None, tags: Sequence[str] | None = None,
+             limit: int = 10, offset: int = 0, sort: str = "updated_desc") -> NoteList:
+        """Notes without content, filtered and sorted, with the total before paging."""
+        limit, offset = check_paging(limit, offset, max_limit=1000)
+        sort = check_choice(sort, SORTS, "sort")
+        types = _check_types(note_type)
+        tags = check_tags(tags)
+        self.ws.refresh()
+        rows = self.ws.entries("note")
+        if types:
+            rows = [r for r in rows if r.meta["type"] in types]
+        if tags:
+            rows = [r for r in rows if set(tags) <= set(r.meta["tags"])]
+        rows.sort(key=_sort_key(sort), reverse=sort.endswith("_desc"))
+        page = rows[offset:offset + limit]
+        return NoteList([_note_from_row(r) for r in page], total=len(rows), limit=limit, offset=offset)
+
+    def summary(self) -> NoteSummary:
+        """Totals by type, top tags, the five most recent notes and unreadable files."""
+        self.ws.refresh()
+        rows = self.ws.entries("note")
+        by_type = {t: 0 for t in NOTE_TYPES}
+        tag_counts: Counter[str] = Counter()
+        for r in rows:
+            by_type[r.meta["type"]] = by_type.get(r.meta["type"], 0) + 1
+            tag_counts.update(r.meta["tags"])
+        rows.sort(key=_sort_key("updated_desc"), reverse=True)
+        folder = self.collection.folder_name + "/"
+        unreadable = [{"path": p.path, "reason": p.reason} for p in sorted(self.ws.problems.values(), key=lambda p: p.path)
+                      if p.path.startswith(folder)]
+        return NoteSummary(total=len(rows), by_type=by_type,
+                           top_tags=[{"tag": t, "count": c} for t, c in tag_counts.most_common(10)],
+                           recent=[_note_from_row(r) for r in rows[:5]], unreadable=unreadable)
+
+
+def _extra(meta: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in meta.items() if k not in NOTE_KEYS}
+
+
+def _check_types(note_type: str | Sequence[str] | None) -> list[str] | None:
+    if note_type is None or note_type == "" or note_type == []:
+        return None
+    types = [note_type] if isinstance(note_type, str) else list(note_type)
+    return [check_choice(t, NOTE_TYPES, "note_type") for t in types]
+
+
+def _sort_key(sort: str):
+    if sort.startswith("updated"):
+        return lambda r: (r.meta["updated_at"], r.meta["id"])
+    if sort.startswith("created"):
+        return lambda r: (r.meta["created_at"], r.meta["id"])
+    return lambda r: (r.meta["title"].casefold(), r.meta["id"])

@@ -1,0 +1,127 @@
+"""Checks on user input shared by the note and memory stores.
+
+Each failure raises ``InvalidInput`` with a message that says what was wrong
+and how to fix it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from .errors import InvalidInput
+
+ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+MAX_TITLE_CHARS = 300
+MAX_TAG_CHARS = 64
+MAX_TAGS = 50
+
+
+def check_id(value: Any, what: str = "note_id") -> str:
+    """An id is a file name stem: letters, digits, ``_ . -``; no paths, no ``..``."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{what} is required: pass the id returned by create/search/list")
+    value = value.strip()
+    if value.endswith(".md"):
+        value = value[:-3]
+    if not ID_RE.match(value) or ".." in value:
+        shown = value if len(value) <= 80 else value[:80] + "…"
+        raise InvalidInput(f"{what} {shown!r} is not a valid id: ids contain only letters, digits, '_', '.' "
+                           "and '-' (no slashes, '..' or control characters); use an id returned by search/list")
+    return value
+
+
+def check_title(value: Any) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput("title must be a string")
+    value = value.strip()
+    if not value:
+        raise InvalidInput("title must not be empty: give the note a short descriptive title")
+    if _CONTROL_RE.search(value):
+        raise InvalidInput("title must be a single line without control characters (no newlines or tabs)")
+    if len(value) > MAX_TITLE_CHARS:
+        raise InvalidInput(f"title is {len(value)} characters; keep it under {MAX_TITLE_CHARS} and put details in content")
+    return value
+
+
+def check_content(value: Any, max_bytes: int, what: str = "content") -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be a string")
+    if "\x00" in value:
+        raise InvalidInput(f"{what} contains NUL characters; notes hold text, not binary data")
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise InvalidInput(f"{what} is {size} bytes, over the limit of {max_bytes} bytes: split it into several "
+                           "notes or store a summary")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(f"{what} contains unpaired surrogate characters; send valid Unicode text") from None
+    return value.replace("\r\n", "\n")
+
+
+def check_tags(value: Any) -> list[str]:
+    """Tags: a list of short strings without commas or newlines; duplicates are dropped."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        raise InvalidInput("tags must be a list of strings, e.g. [\"project-x\", \"urgent\"], not one string")
+    if not isinstance(value, (list, tuple)):
+        raise InvalidInput("tags must be a list of strings")
+    if len(value) > MAX_TAGS:
+        raise InvalidInput(f"at most {MAX_TAGS} tags per item")
+    out: dict[str, None] = {}
+    for tag in value:
+        if not isinstance(tag, str):
+            raise InvalidInput(f"tags must be strings; got {type(tag).__name__} {tag!r}")
+        tag = tag.strip()
+        if not tag:
+            raise InvalidInput("tags must not be empty strings")
+        if "," in tag or _CONTROL_RE.search(tag):
+            raise InvalidInput(f"tag {tag!r} may not contain commas, newlines or control characters")
+        if len(tag) > MAX_TAG_CHARS:
+            raise InvalidInput(f"tag {tag[:20]!r}… is longer than {MAX_TAG_CHARS} characters")
+        out.setdefault(tag, None)
+    return list(out)
+
+
+def check_choice(value: Any, allowed: Iterable[str], what: str) -> str:
+    allowed = tuple(allowed)
+    if value not in allowed:
+        raise InvalidInput(f"{what} {value!r} is not allowed; use one of: {', '.join(allowed)}")
+    return value
+
+
+def check_paging(limit: Any, offset: Any, max_limit: int = 100) -> tuple[int, int]:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= max_limit:
+        raise InvalidInput(f"limit must be a whole number from 1 to {max_limit}")
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise InvalidInput("offset must be a whole number >= 0")
+    return limit, offset
+
+
+def iso_now(clock_value: float) -> str:
+    """ISO 8601 with timezone (UTC), to the second: the form written to front matter."""
+    return datetime.fromtimestamp(clock_value, timezone.utc).isoformat(timespec="seconds")
+
+
+def parse_time(value: Any, what: str) -> float:
+    """ISO 8601 date or datetime -> epoch seconds; naive times are taken as UTC."""
+    if isinstance(value, datetime):
+        dt = value
+    else:
+        if not isinstance(value, str) or not value.strip():
+            raise InvalidInput(f"{what} must be an ISO 8601 date or datetime, e.g. 2026-11-29 or 2026-11-29T15:30:00Z")
+        text = value.strip()
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        try:
+            dt = datetime.fromisoformat(text)
+        except ValueError:
+            raise InvalidInput(f"{what} {value!r} is not an ISO 8601 date or datetime, "
+                               "e.g. 2026-11-29 or 2026-11-29T15:30:00Z") from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.timestamp()

@@ -1,0 +1,400 @@
+"""A workspace: folders of Markdown files (the truth) plus the index (a cache).
+
+``Workspace`` owns the lock, the index and an in-memory catalogue of every
+indexed file, and keeps the three in step with the folders: on open, before
+each read (cheaply: one ``stat`` per folder, a full scan only when a folder
+changed or ``rescan_interval`` passed), and after its own writes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Protocol, Sequence
+
+from .analysis import QueryUnit
+from .document import BadFile
+from .errors import StorageError
+from .fsio import WorkspaceLock, remove_temp_files
+from .index import Filters, IndexCorrupt, IndexEntry, SearchIndex
+
+log = logging.getLogger("ctxnotes.workspace")
+
+INDEX_DIR = ".index"
+GITIGNORE = "# ctxnotes: the index and locks are derived from the notes; never commit them\n.index/\n.tmp-*\n"
+DEFAULT_MAX_CONTENT_BYTES = 1 << 20
+
+
+class Collection(Protocol):
+    """How the files of one folder become index entries."""
+
+    kind: str          # "note" | "memory"
+    folder_name: str   # "notes" | "memory"
+
+    def parse(self, path: Path, raw: bytes) -> IndexEntry:
+        """Turn a file's bytes into an entry; raise ``BadFile`` with the reason when it can't."""
+        ...
+
+
+@dataclass
+class Entry:
+    """The catalogue's row for one indexed file."""
+
+    key: str
+    kind: str
+    path: Path
+    mtime_ns: int
+    size: int
+    meta: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return self.path.stem
+
+
+@dataclass
+class Problem:
+    """A file that could not be read, and why."""
+
+    path: str
+    reason: str
+    mtime_ns: int = 0
+    size: int = 0
+
+
+class Workspace:
+    """The folder a store works on; shared by the note and memory stores."""
+
+    def __init__(self, root: str | os.PathLike[str], collections: Sequence[Collection], *,
+                 rescan_interval: float = 2.0, max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.root = Path(root).expanduser().resolve()
+        self.collections = {c.kind: c for c in collections}
+        self.rescan_interval = rescan_interval
+        self.max_content_bytes = max_content_bytes
+        self.clock = clock
+        self.index_dir = self.root / INDEX_DIR
+        self.lock = WorkspaceLock(self.index_dir / "lock")
+        self.catalogue: dict[str, Entry] = {}
+        self.problems: dict[str, Problem] = {}
+        self.events: list[str] = []  # what recovery did, for doctor/summary
+        self._index = SearchIndex(self.index_dir / "whoosh")
+        self._mutex = threading.RLock()
+        self._pending: dict[str, tuple[IndexEntry | None, int, int]] = {}
+        self._stamps: dict[str, int] = {}
+        self._last_scan = 0.0
+        self._open()
+
+    # -- layout --------------------------------------------------------------
+    def folder(self, kind: str) -> Path:
+        return self.root / self.collections[kind].folder_name
+
+    def key_for(self, kind: str, item_id: str) -> str:
+        return f"{self.collections[kind].folder_name}/{item_id}.md"
+
+    def _ensure_layout(self) -> None:
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self.index_dir.mkdir(exist_ok=True)
+            for coll in self.collections.values():
+                (self.root / coll.folder_name).mkdir(exist_ok=True)
+            gitignore = self.root / ".gitignore"
+            if not gitignore.exists():
+                gitignore.write_text(GITIGNORE, encoding="utf-8")
+        except OSError as exc:
+            raise StorageError(f"cannot create workspace at {self.root}: {exc.strerror or exc}") from exc
+
+    def _open(self) -> None:
+        self._ensure_layout()
+        with self.lock.hold():
+            for coll in self.collections.values():
+                removed = remove_temp_files(self.root / coll.folder_name)
+                if removed:
+                    self._event(f"removed {len(removed)} temp file(s) left by an interrupted write in {coll.folder_name}/")
+            if not self._index.open():
+                fresh = not any(self._index.folder.iterdir()) if self._index.folder.exists() else True
+                self._rebuild_locked("no index yet" if fresh else "no usable index found", quiet=fresh)
+            else:
+                try:
+                    self._load_catalogue()
+                except IndexCorrupt as exc:
+                    self._rebuild_locked(f"index unreadable ({exc})")
+        self.refresh(force=True)
+
+    def _event(self, message: str, quiet: bool = False) -> None:
+        (log.info if quiet else log.warning)("%s: %s", self.root, message)
+        self.events.append(message)
+        del self.events[:-50]
+
+    def _load_catalogue(self) -> None:
+        catalogue = {}
+        for key, row in self._index.stored():
+            kind = row.get("kind")
+            if kind not in self.collections:
+                continue
+            catalogue[key] = Entry(key, kind, self.root / key, row.get("_mtime_ns", 0), row.get("_size", -1), row)
+        self.catalogue = catalogue
+
+    # -- scanning ------------------------------------------------------------
+    def _scan(self) -> tuple[dict[str, tuple[str, int, int]], dict[str, int]]:
+        """Stat every file: {key: (kind, mtime_ns, size)} and the folders' own mtimes."""
+        found: dict[str, tuple[str, int, int]] = {}
+        stamps: dict[str, int] = {}
+        for kind, coll in self.collections.items():
+            folder = self.root / coll.folder_name
+            try:
+                stamps[coll.folder_name] = folder.stat().st_mtime_ns
+                entries = list(os.scandir(folder))
+            except FileNotFoundError:
+                folder.mkdir(parents=True, exist_ok=True)
+                continue
+            for de in entries:
+                name = de.name
+                if not name.endswith(".md") or name.startswith("."):
+                    continue
+                key = f"{coll.folder_name}/{name}"
+                if de.is_symlink():
+                    found[key] = (kind, -1, -1)
+                    continue
+                try:
+                    st = de.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
+                if de.is_file(follow_symlinks=False):
+                    found[key] = (kind, st.st_mtime_ns, st.st_size)
+        return found, stamps
+
+    def _folder_stamps(self) -> dict[str, int] | None:
+        stamps = {}
+        for coll in self.collections.values():
+            try:
+                stamps[coll.folder_name] = (self.root / coll.folder_name).stat().st_mtime_ns
+            except FileNotFoundError:
+                return None
+        return stamps
+
+    def refresh(self, force: bool = False) -> None:
+        """Bring the catalogue and index in step with the files, if anything may have changed.
+
+        A folder's mtime changes whenever a file is added, removed or renamed in
+        it (our atomic writes, ``git pull``, most editors); in-place edits are
+        caught by the full scan every ``rescan_interval`` seconds.
+        """
+        with self._mutex:
+            if not force and time.monotonic() - self._last_scan < self.rescan_interval:
+                if self._folder_stamps() == self._stamps:
+                    return
+            try:
+                self._reconcile()
+            except IndexCorrupt as exc:
+                with self.lock.hold():
+                    self._rebuild_locked(f"index failed during refresh ({exc})")
+
+    def _reconcile(self) -> None:
+        found, stamps = self._scan()
+        self._last_scan = time.monotonic()
+        self._stamps = stamps
+        changed = []
+        for key, (kind, mtime_ns, size) in found.items():
+            entry = self.catalogue.get(key)
+            if entry is not None and entry.mtime_ns == mtime_ns and entry.size == size:
+                continue
+            problem = self.problems.get(key)
+            if problem is not None and problem.mtime_ns == mtime_ns and problem.size == size:
+                continue
+            changed.append(key)
+        removed = [key for key in self.catalogue if key not in found and key not in self._pending]
+        for key in [k for k in self.problems if k not in found]:
+            del self.problems[key]
+        if not changed and not removed:
+            return
+        with self.lock.hold():
+            puts: list[IndexEntry] = []
+            deletes: list[str] = []
+            for key in changed:
+                kind, mtime_ns, size = found[key]
+                # Another process may have indexed this very version already.
+                row = self._index.stored_one(key)
+                if row is not None and row.get("_mtime_ns") == mtime_ns and row.get("_size") == size:
+                    self.catalogue[key] = Entry(key, kind, self.root / key, mtime_ns, size, row)
+                    self.problems.pop(key, None)
+                    continue
+                entry = self._load_file(key, kind)
+                if entry is None:
+                    if key in self.catalogue:
+                        del self.catalogue[key]
+                        deletes.append(key)
+                    continue
+                puts.append(entry)
+            for key in removed:
+                if not (self.root / key).exists():
+                    del self.catalogue[key]
+                    deletes.append(key)
+                    self._pending.pop(key, None)
+            self._index.write(puts, deletes)
+        if changed or removed:
+            log.info("%s: picked up %d changed/new and %d removed file(s)", self.root, len(puts), len(deletes))
+
+    def _load_file(self, key: str, kind: str) -> IndexEntry | None:
+        """Parse one file into an index entry and catalogue row; record a problem on failure."""
+        path = self.root / key
+        try:
+            st = os.stat(path, follow_symlinks=False)
+            if os.path.islink(path):
+                raise BadFile("is a symbolic link; links are not followed (copy the file in instead)")
+            if st.st_size > self.max_content_bytes * 2:
+                raise BadFile(f"file is {st.st_size} bytes, over the limit of {self.max_content_bytes * 2}")
+            with open(path, "rb") as fh:
+                raw = fh.read()
+            entry = self.collections[kind].parse(path, raw)
+        except FileNotFoundError:
+            return None
+        except (BadFile, OSError) as exc:
+            mtime_ns, size = -1, -1
+            try:
+                st = os.stat(path, follow_symlinks=False)
+                mtime_ns, size = st.st_mtime_ns, st.st_size
+            except OSError:
+                pass
+            if key not in self.problems:
+                log.warning("%s: cannot read %s: %s", self.root, key, exc)
+            self.problems[key] = Problem(key, str(exc), mtime_ns, size)
+            return None
+        self.problems.pop(key, None)
+        entry.meta["_mtime_ns"] = st.st_mtime_ns
+        entry.meta["_size"] = st.st_size
+        entry.meta["kind"] = kind
+        self.catalogue[key] = Entry(key, kind, path, st.st_mtime_ns, st.st_size, entry.meta)
+        return entry
+
+    # -- rebuilding ----------------------------------------------------------
+    def _rebuild_locked(self, reason: str, quiet: bool = False) -> None:
+        self._event(f"rebuilding the index from the files: {reason}", quiet)
+        found, stamps = self._scan()
+        self.catalogue = {}
+        self._pending.clear()
+
+        def entries() -> Iterable[IndexEntry]:
+            for key, (kind, _m, _s) in sorted(found.items()):
+                entry = self._load_file(key, kind)
+                if entry is not None:
+                    yield entry
+
+        count = self._index.create(entries())
+        self._stamps = stamps
+        self._last_scan = time.monotonic()
+        self._event(f"index rebuilt with {count} file(s)", quiet)
+
+    def rebuild(self) -> int:
+        """Rebuild the index from the files (``ctxnotes reindex``); return the number indexed."""
+        with self._mutex, self.lock.hold():
+            self._rebuild_locked("asked for")
+            return len(self.catalogue)
+
+    # -- writes from the stores ------------------------------------------------
+    def record_write(self, entry: IndexEntry, st: os.stat_result) -> Entry:
+        """Register a file a store has just written durably (caller holds the lock).
+
+        The catalogue reflects it at once; the index commit is deferred to the
+        next read or ``flush`` so that bursts of writes share one commit. A crash
+        before that commit loses nothing: the file is on disk and reopen indexes it.
+        """
+        with self._mutex:
+            entry.meta["_mtime_ns"] = st.st_mtime_ns
+            entry.meta["_size"] = st.st_size
+            entry.meta["kind"] = entry.kind
+            row = Entry(entry.key, entry.kind, self.root / entry.key, st.st_mtime_ns, st.st_size, entry.meta)
+            self.catalogue[entry.key] = row
+            self.problems.pop(entry.key, None)
+            self._pending[entry.key] = (entry, st.st_mtime_ns, st.st_size)
+            self._stamps = self._folder_stamps() or self._stamps
+            return row
+
+    def record_delete(self, key: str) -> None:
+        """Register a file a store has just deleted (caller holds the lock)."""
+        with self._mutex:
+            self.catalogue.pop(key, None)
+            self.problems.pop(key, None)
+            self._pending[key] = (None, 0, 0)
+            self._stamps = self._folder_stamps() or self._stamps
+
+    def flush(self) -> None:
+        """Commit deferred index updates."""
+        with self._mutex:
+            if not self._pending:
+                return
+            with self.lock.hold():
+                pending, self._pending = self._pending, {}
+                puts, deletes = [], []
+                for key, (entry, mtime_ns, size) in pending.items():
+                    if entry is None:
+                        deletes.append(key)
+                        continue
+                    try:
+                        st = os.stat(self.root / key, follow_symlinks=False)
+                    except FileNotFoundError:
+                        deletes.append(key)
+                        continue
+                    if (st.st_mtime_ns, st.st_size) != (mtime_ns, size):
+                        # Changed by someone else since we wrote it: index what is there now.
+                        entry = self._load_file(key, entry.kind)
+                        if entry is None:
+                            deletes.append(key)
+                            continue
+                    puts.append(entry)
+                try:
+                    self._index.write(puts, deletes)
+                except IndexCorrupt as exc:
+                    self._rebuild_locked(f"index failed during a write ({exc})")
+
+    # -- reading ---------------------------------------------------------------
+    def prepare_read(self) -> None:
+        """Pick up outside changes and commit our own pending writes before a query."""
+        self.refresh()
+        self.flush()
+
+    def entries(self, kind: str) -> list[Entry]:
+        with self._mutex:
+            return [e for e in self.catalogue.values() if e.kind == kind]
+
+    def search(self, units: Sequence[QueryUnit], filters: Filters, limit: int,
+               match_all: bool = True) -> tuple[list[tuple[Entry, float]], int]:
+        """Ranked catalogue rows for a query (the index is rebuilt if it turns out damaged)."""
+        with self._mutex:
+            self.prepare_read()
+            for attempt in range(2):
+                try:
+                    hits, total = self._index.search(units, filters, limit, match_all)
+                    break
+                except IndexCorrupt as exc:
+                    if attempt:
+                        raise StorageError(f"the index cannot be searched: {exc}; run 'ctxnotes reindex'") from exc
+                    with self.lock.hold():
+                        self._rebuild_locked(f"index failed during a search ({exc})")
+            rows = [(self.catalogue[key], score) for key, score in hits if key in self.catalogue]
+            return rows, total
+
+    def index_count(self, kind: str | None = None) -> int:
+        """Documents in the index (for doctor and tests): must equal the readable files."""
+        with self._mutex:
+            self.prepare_read()
+            if kind is None:
+                return self._index.doc_count()
+            return sum(1 for _key, row in self._index.stored() if row.get("kind") == kind)
+
+    def close(self) -> None:
+        with self._mutex:
+            try:
+                self.flush()
+            finally:
+                self._index.close()
+
+    def __enter__(self) -> "Workspace":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,74 @@
+"""One shared open workspace per server process, opened on first use.
+
+Opening is deferred so that the server answers ``initialize``/``tools/list``
+without loading the store (Whoosh) or scanning a large workspace. The store
+itself is thread-safe; this handle only makes sure it is opened once.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+log = logging.getLogger("ctxnotes.server")
+T = TypeVar("T")
+
+
+class WorkspaceHandle:
+    def __init__(self, path: str | Path, opener: Callable[[Path], Any] | None = None) -> None:
+        self.path = Path(path).expanduser()
+        self._opener = opener
+        self._ws: Any = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def get(self) -> Any:
+        ws = self._ws
+        if ws is not None:
+            return ws
+        with self._lock:
+            if self._closed:
+                raise ToolError("the server is shutting down; retry on a new connection")
+            if self._ws is None:
+                opener = self._opener
+                if opener is None:
+                    from notes_store import open_workspace
+                    opener = open_workspace
+                self._ws = opener(self.path)
+                log.info("opened workspace %s", self.path)
+            return self._ws
+
+    @property
+    def is_open(self) -> bool:
+        return self._ws is not None
+
+    def warm_up(self, delay: float = 0.0) -> None:
+        """Open the workspace in a background thread (errors surface on the first tool call)."""
+        def run() -> None:
+            if delay:
+                threading.Event().wait(delay)
+            try:
+                self.get()
+            except Exception:  # reported again, to the caller, on first use
+                log.debug("warm-up failed", exc_info=True)
+        threading.Thread(target=run, name="ctxnotes-warmup", daemon=True).start()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            ws, self._ws = self._ws, None
+        if ws is not None:
+            ws.close()
+
+
+def store_call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a store action; its expected failures become ``ToolError`` with the store's message."""
+    from notes_store.errors import StoreError
+    try:
+        return fn(*args, **kwargs)
+    except StoreError as exc:
+        raise ToolError(str(exc)) from None

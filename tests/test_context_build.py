@@ -1,0 +1,342 @@
+"""build_context: budgets, structure, formats, evidence, compression and errors."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+
+import pytest
+
+from context import (MESSAGE_OVERHEAD_TOKENS, ContextError, Evidence, EvidenceProvider, TokenCounter,
+                     build_context, count_tokens, messages_tokens)
+from context.compress import CUT_MARK, SUMMARY_CACHE
+from context.structure import SECTIONS
+
+COUNTER = TokenCounter()
+
+
+def turns(n: int, start: datetime = datetime(2026, 1, 5, 9, 0)) -> list[dict]:
+    topics = ["database migration", "login page styling", "cache eviction policy", "release notes",
+              "flaky integration test", "API rate limits", "onboarding docs", "billing export"]
+    out = []
+    for i in range(n):
+        topic = topics[i % len(topics)]
+        out.append({"role": "user" if i % 2 == 0 else "assistant", "id": f"t{i}",
+                    "content": f"Turn {i} about the {topic}: we looked at item {i * 7} and noted detail {i}.",
+                    "timestamp": start + timedelta(hours=i)})
+    return out
+
+
+class Provider:
+    """In-test EvidenceProvider: fixed notes and memories, optionally failing."""
+
+    def __init__(self, notes=(), memories=(), fail_notes=False):
+        self.notes, self.memories, self.fail_notes = list(notes), list(memories), fail_notes
+        self.calls = []
+
+    def find_notes(self, query, limit, note_types, tags):
+        self.calls.append(("notes", query, limit, note_types, tags))
+        if self.fail_notes:
+            raise RuntimeError("index is locked")
+        return [n for n in self.notes if note_types is None or n.label in note_types][:limit]
+
+    def find_memories(self, query, limit):
+        self.calls.append(("memories", query, limit))
+        return self.memories[:limit]
+
+
+def note(i, content, score, label="blocker"):
+    return Evidence(source="note", id=f"note_{i}", title=f"Note {i}", content=content, score=score,
+                    timestamp=datetime(2026, 1, 1) + timedelta(days=i), label=label)
+
+
+def test_provider_protocol_is_runtime_checkable():
+    assert isinstance(Provider(), EvidenceProvider)
+
+
+def test_budget_is_floor_of_max_tokens_times_one_minus_reserve():
+    res = build_context("What about the cache eviction policy?", history=turns(200), max_tokens=777,
+                        reserve_ratio=0.3)
+    assert res.budget == math.floor(777 * 0.7)
+    assert res.tokens == count_tokens(res.context) <= res.budget
+    assert res.tokens > res.budget - 40, "a long history should fill the budget"
+
+
+def test_system_and_query_always_present_and_sections_in_order():
+    res = build_context("Summarise the billing export work", history=turns(300),
+                        system_instructions="You are a careful release engineer.", max_tokens=400)
+    text = res.context
+    assert "You are a careful release engineer." in text
+    assert "Summarise the billing export work" in text
+    positions = [text.index(f"[{name}]") for name in SECTIONS]
+    assert positions == sorted(positions)
+
+
+def test_empty_sections_say_so():
+    res = build_context("hello there", max_tokens=300)
+    for line in ("(no system instructions)", "(no task state or tool results)",
+                 "(no notes, memories or documents)", "(no conversation history)"):
+        assert line in res.context
+    res = build_context("hello", system_instructions="Be brief.", task_state={"step": "3 of 5"},
+                        history=turns(3), max_tokens=300)
+    assert "(no system instructions)" not in res.context
+    assert "(no task state or tool results)" not in res.context
+    assert "step: 3 of 5" in res.context
+
+
+def test_whole_turns_only_and_chronological_order():
+    hist = turns(150)
+    res = build_context("What happened with the flaky integration test?", history=hist, max_tokens=600)
+    text = res.context
+    kept = [t for t in hist if t["content"] in text]
+    assert 3 <= len(kept) < len(hist)
+    # No turn appears cut: any kept turn's opening appears only together with its full text.
+    for t in hist:
+        if t["content"][:25] + " " in text.replace("\n", " ") and t["content"] not in text:
+            pytest.fail(f"turn {t['id']} appears partially")
+    idx = [text.index(t["content"]) for t in kept]
+    assert idx == sorted(idx), "history must stay chronological"
+    assert sum("flaky integration test" in t["content"] for t in kept) >= len(kept) // 2
+
+
+def test_relevant_old_turn_beats_recent_irrelevant_ones():
+    hist = turns(300)
+    hist[10]["content"] = "We chose PostgreSQL advisory locks for the zebra scheduler."
+    res = build_context("Which locks did we choose for the zebra scheduler?", history=hist, max_tokens=300)
+    assert hist[10]["content"] in res.context
+    assert res.query_type == "knowledge"
+
+
+def test_session_date_is_shown_next_to_turns():
+    hist = turns(5, start=datetime(2023, 5, 8, 13, 56))
+    res = build_context("When did we discuss the cache?", history=hist, max_tokens=400)
+    assert "[2023-05-08]" in res.context
+
+
+def test_near_duplicates_collapse_into_one():
+    text = "The deploy failed because the migration 0042 locked the users table for ten minutes."
+    docs = [{"content": text, "source": "a.md", "score": 3.0},
+            {"content": text.replace("ten minutes", "ten minutes."), "source": "b.md", "score": 2.0},
+            {"content": "Unrelated: the office plants need water on Fridays.", "source": "c.md", "score": 1.0}]
+    res = build_context("Why did the deploy fail?", documents=docs, max_tokens=800)
+    assert res.context.count("migration 0042") == 1
+    dup = [d for d in res.dropped if d["id"] == "b.md"]
+    assert dup and dup[0]["reason"].startswith("near-duplicate of document a.md")
+
+
+def test_evidence_from_provider_is_tagged_with_id_label_and_relevance():
+    provider = Provider(
+        notes=[note(1, "Blocked on the vendor's API key rotation.", 9.0),
+               note(2, "Decided to ship the CSV export behind a flag.", 4.5, label="decision")],
+        memories=[Evidence(source="memory", id="mem_7", title="", content="The user prefers short answers.",
+                           score=2.0, timestamp=None, label="semantic", importance=0.9)])
+    res = build_context("What is blocking the API work?", evidence=provider, max_tokens=1000,
+                        note_types=["blocker", "decision"], tags=["api"])
+    assert "[note note_1 | blocker | relevance 1.00] Note 1" in res.context
+    assert "[note note_2 | decision | relevance 0.50]" in res.context
+    assert "[memory mem_7 | semantic | importance 0.90 | relevance 1.00]" in res.context
+    assert ("notes", "What is blocking the API work?", provider.calls[0][2], ["blocker", "decision"], ["api"]) \
+        == provider.calls[0]
+    ids = {(s["source"], s["id"]) for s in res.selected}
+    assert {("note", "note_1"), ("note", "note_2"), ("memory", "mem_7")} <= ids
+    assert res.sections["Evidence"] > 0
+
+
+def test_evidence_that_does_not_fit_is_listed_with_its_uri():
+    body = " ".join(f"Fact {i} about the rollout plan and its risks." for i in range(60))
+    provider = Provider(notes=[note(i, body + f" Variant {i}: " + "x" * i, 10.0 - i) for i in range(6)])
+    res = build_context("rollout plan risks", evidence=provider, max_tokens=700, include_memory=False)
+    assert res.tokens <= res.budget
+    dropped = [d for d in res.dropped if d["source"] == "note"]
+    assert dropped and all(d["uri"] == f"note://{d['id']}" for d in dropped)
+    assert all(d["reason"] for d in dropped)
+
+
+def test_failing_provider_is_reported_not_fatal():
+    provider = Provider(memories=[Evidence("memory", "m1", "", "Deploys happen on Tuesdays.", 1.0,
+                                           label="semantic", importance=0.5)], fail_notes=True)
+    res = build_context("When do deploys happen?", evidence=provider, max_tokens=500)
+    assert any("find_notes failed" in w and "index is locked" in w for w in res.warnings)
+    assert "Deploys happen on Tuesdays." in res.context
+
+
+def test_include_flags_skip_provider_calls():
+    provider = Provider(notes=[note(1, "n", 1.0)])
+    build_context("q?", evidence=provider, include_notes=False, include_memory=False, max_tokens=300)
+    assert provider.calls == []
+
+
+def test_messages_format_lost_in_the_middle_order_and_exact_accounting():
+    hist = turns(120)
+    provider = Provider(notes=[note(1, "The cache eviction policy is LRU with a 10 minute TTL.", 5.0)])
+    res = build_context("What is the cache eviction policy?", history=hist, evidence=provider,
+                        system_instructions="Be precise.", task_state={"goal": "tune cache"},
+                        documents=[{"content": f"Doc {i} on cache eviction and TTL tuning number {i}.",
+                                    "source": f"d{i}", "score": 1.0 / (i + 1)} for i in range(6)],
+                        format="messages", max_tokens=1200)
+    msgs = res.messages
+    assert res.context is None and "messages" in res.to_dict() and "context" not in res.to_dict()
+    assert msgs[0] == {"role": "system", "content": "Be precise."}
+    assert msgs[1]["role"] == "system" and "goal: tune cache" in msgs[1]["content"]
+    assert "[note note_1" in msgs[1]["content"], "key notes come first"
+    assert msgs[2]["content"].startswith("Supporting material:"), "less relevant material in the middle"
+    assert msgs[-1] == {"role": "user", "content": "What is the cache eviction policy?"}
+    turn_msgs = [m for m in msgs[3:-1]]
+    positions = [next(i for i, t in enumerate(hist) if t["content"] in m["content"]) for m in turn_msgs]
+    assert positions == sorted(positions) and positions[-1] == len(hist) - 1, "recent turns last"
+    total = sum(count_tokens(m["content"]) for m in msgs) + MESSAGE_OVERHEAD_TOKENS * len(msgs)
+    assert res.tokens == total == messages_tokens(msgs, COUNTER) <= res.budget
+
+
+def test_tools_relevant_only_when_they_do_not_all_fit_and_required_kept():
+    big = {"type": "object", "properties": {f"p{i}": {"type": "string", "description": "x" * 40}
+                                            for i in range(6)}}
+    tools = [{"name": f"tool_{i}", "description": f"Does unrelated thing number {i}", "input_schema": big}
+             for i in range(12)]
+    tools.append({"name": "search_notes", "description": "Search the notes index", "input_schema": big})
+    tools.append({"name": "audit_log", "description": "Always needed", "input_schema": big, "required": True})
+    res = build_context("search the notes for the release plan", tools=tools, max_tokens=1500)
+    assert '"name": "search_notes"' in res.context and '"name": "audit_log"' in res.context
+    assert '"name": "tool_3"' not in res.context
+    role = res.context.split("[Task]")[0]
+    assert role.index("Tools (JSON schema):") < role.index('"name": "search_notes"')
+    small = [{"name": "a", "description": "first", "input_schema": {}},
+             {"name": "b", "description": "second", "input_schema": {}}]
+    res = build_context("hello", tools=small, max_tokens=500)
+    assert '"name": "a"' in res.context and '"name": "b"' in res.context
+
+
+def test_oversized_document_is_shortened_extractively_and_marked():
+    filler = " ".join(f"Paragraph {i} talks about office logistics and parking." for i in range(150))
+    doc = filler + " The root cause was an expired TLS certificate on the gateway. " + filler
+    res = build_context("What was the root cause of the outage?", documents=[{"content": doc, "source": "pm.md"}],
+                        max_tokens=600)
+    assert "expired TLS certificate" in res.context
+    assert CUT_MARK in res.context
+    [c] = [c for c in res.compressed if c["id"] == "pm.md"]
+    assert c["method"] == "extractive" and c["to_tokens"] < c["from_tokens"]
+    assert res.tokens <= res.budget
+
+
+def test_summarizer_is_used_and_cached():
+    SUMMARY_CACHE.clear()
+    calls = []
+
+    def summarizer(text, query, max_tokens):
+        calls.append(max_tokens)
+        return "Outage cause: expired TLS certificate on the gateway (unique-summary-42)."
+
+    doc = " ".join(f"Sentence {i} with filler about meetings and agendas." for i in range(400))
+    kwargs = dict(documents=[{"content": doc, "source": "long.md"}], max_tokens=700, summarizer=summarizer)
+    first = build_context("What caused the outage?", **kwargs)
+    second = build_context("What caused the outage?", **kwargs)
+    assert "unique-summary-42" in first.context and "unique-summary-42" in second.context
+    assert len(calls) == 1, "second call must hit the cache"
+    assert [c["method"] for c in first.compressed] == ["summarizer"]
+    assert second.tokens <= second.budget
+
+
+@pytest.mark.parametrize("behaviour", ["raise", "none", "too_long"])
+def test_summarizer_failures_fall_back_to_extractive(behaviour):
+    SUMMARY_CACHE.clear()
+
+    def summarizer(text, query, max_tokens):
+        if behaviour == "raise":
+            raise TimeoutError("sampling timed out")
+        if behaviour == "none":
+            return None
+        return "word " * (max_tokens * 3)
+
+    doc = " ".join(f"Line {i} is filler text about lunch menus." for i in range(300)) + \
+        " The outage was caused by DNS misconfiguration."
+    res = build_context("What caused the outage?", documents=[{"content": doc, "source": f"{behaviour}.md"}],
+                        max_tokens=600, summarizer=summarizer)
+    assert [c["method"] for c in res.compressed] == ["extractive"]
+    assert "DNS misconfiguration" in res.context and CUT_MARK in res.context
+    assert res.warnings and "summarizer" in res.warnings[0]
+
+
+def test_older_history_is_condensed_in_chat_mode():
+    hist = turns(400)
+    hist[5]["content"] = "We decided to freeze the schema until March because billing depends on it."
+    res = build_context("ok, thanks, carry on", history=hist, max_tokens=800)
+    assert res.query_type == "chat"
+    assert "Earlier conversation (condensed" in res.context
+    assert hist[-1]["content"] in res.context
+    assert any(c["method"] == "condensed" for c in res.compressed)
+    assert res.tokens <= res.budget
+
+
+def test_query_repeated_as_last_turn_is_shown_once():
+    hist = turns(4) + [{"role": "user", "content": "Where is the billing export?"}]
+    res = build_context("Where is the billing export?", history=hist, max_tokens=500)
+    assert res.context.count("Where is the billing export?") == 1
+
+
+def test_min_relevance_drops_weak_evidence():
+    provider = Provider(notes=[note(1, "Strong match about kafka partitions.", 10.0),
+                               note(2, "Weak match.", 1.0)])
+    res = build_context("kafka partitions", evidence=provider, max_tokens=600, min_relevance=0.5)
+    assert "note_1" in res.context and "note_2" not in res.context
+    assert any(d["id"] == "note_2" and "min_relevance" in d["reason"] for d in res.dropped)
+
+
+def test_progress_is_reported_at_stage_boundaries():
+    seen = []
+    build_context("hi", history=turns(3), max_tokens=300, progress=lambda d, t, m: seen.append((d, t, m)))
+    assert [d for d, _, _ in seen] == sorted(d for d, _, _ in seen)
+    assert seen[0][0] == 0 and seen[-1][0] == seen[-1][1] == 4
+
+
+def test_query_type_auto_and_explicit():
+    assert build_context("fix the failing login test", task_state="step 2", max_tokens=300).query_type == "task"
+    assert build_context("what is the TTL?", documents=[{"content": "TTL is 5m"}],
+                         max_tokens=300).query_type == "knowledge"
+    assert build_context("thanks!", history=turns(3), max_tokens=300).query_type == "chat"
+    assert build_context("thanks!", query_type="task", max_tokens=300).query_type == "task"
+
+
+def test_report_is_consistent():
+    res = build_context("cache eviction?", history=turns(100), max_tokens=500)
+    d = res.to_dict()
+    assert set(d) >= {"context", "tokens", "budget", "sections", "selected", "dropped", "compressed",
+                      "warnings", "query_type"}
+    assert set(d["sections"]) == set(SECTIONS)
+    kept = {s["id"] for s in d["selected"]}
+    assert not kept & {x["id"] for x in d["dropped"]}
+    assert d["sources"]["history"]["candidates"] == 100
+    assert d["sources"]["history"]["selected"] == len([s for s in d["selected"] if s["source"] == "history"])
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"format": "xml"}, "unknown format"),
+    ({"query_type": "smart"}, "unknown query_type"),
+    ({"max_tokens": 10}, "max_tokens must be"),
+    ({"reserve_ratio": 1.0}, "reserve_ratio must be in [0, 1)"),
+    ({"reserve_ratio": -0.1}, "reserve_ratio"),
+    ({"history": [{"role": "user"}]}, "history[0] has no content"),
+    ({"history": [{"role": "user", "content": "  "}]}, "history[0] has no content"),
+    ({"history": [{"role": "robot", "content": "hi"}]}, "role 'robot'"),
+    ({"encoding": "no_such_encoding"}, "unknown encoding 'no_such_encoding'"),
+    ({"relevance_weight": 3}, "relevance_weight"),
+    ({"history": [{"role": "user", "content": "x", "timestamp": "yesterday"}]}, "not ISO-8601"),
+])
+def test_bad_input_raises_context_error(kwargs, fragment):
+    with pytest.raises(ContextError) as err:
+        build_context("q", **kwargs)
+    assert fragment in str(err.value)
+    assert isinstance(err.value, ValueError)
+
+
+def test_empty_query_and_impossible_budget_are_errors():
+    with pytest.raises(ContextError, match="query must be"):
+        build_context("   ")
+    with pytest.raises(ContextError, match="raise max_tokens"):
+        build_context("word " * 400, max_tokens=200)
+
+
+def test_long_system_instructions_are_shortened_visibly():
+    system = " ".join(f"Policy {i}: never do thing {i}." for i in range(200))
+    res = build_context("hi", system_instructions=system, max_tokens=300)
+    assert res.tokens <= res.budget and CUT_MARK in res.context
+    assert any("system instructions shortened" in w for w in res.warnings)
