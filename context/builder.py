@@ -298,6 +298,7 @@ def _result(fmt: str, query_type: str, tokens: int, budget: int, lay: Layout, ch
         s["selected"] += 1
         s["tokens"] += p.tokens
     for p, _ in dropped:
-        stats[p.source]["dropped"] += 1
+        s = stats.setdefault(p.source, {"candidates": 0, "selected": 0, "dropped": 0, "tokens": 0})
+        s["dropped"] += 1
     res.sources = stats
     return res

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from .errors import InvalidInput, NotFound, StorageError, StoreError
+from .memory import MemoryCollection, MemoryStore
 from .notes import NOTE_TYPES, Note, NoteCollection, NoteStore
 from .workspace import Workspace
 
@@ -23,13 +24,17 @@ class OpenWorkspace(Workspace):
     """A workspace with its stores attached: ``ws.notes`` (and ``ws.memory``)."""
 
     notes: NoteStore
+    memory: MemoryStore
 
 
 def open_workspace(root: str | os.PathLike[str], **options) -> OpenWorkspace:
     """Open (creating if needed) the workspace at ``root`` and attach its stores.
 
-    Options: ``rescan_interval`` (s), ``max_content_bytes``, ``clock`` (a ``time.time``-like callable).
+    Options: ``rescan_interval`` (s), ``max_content_bytes``, ``clock`` (a ``time.time``-like callable),
+    ``memory_config`` (a ``MemoryConfig``: TTL, capacity, half-lives, score weights).
     """
-    ws = OpenWorkspace(root, [NoteCollection()], **options)
+    memory_config = options.pop("memory_config", None)
+    ws = OpenWorkspace(root, [NoteCollection(), MemoryCollection()], **options)
     ws.notes = NoteStore(ws)
+    ws.memory = MemoryStore(ws, memory_config)
     return ws

@@ -1,6 +1,6 @@
 """Text analysis shared by the index and the context builder.
 
-English words are lower-cased, stop-word filtered and Porter-stemmed. Runs of
+English words are lower-cased, stop-word filtered and stemmed (Porter2). Runs of
 CJK characters have no spaces between words, so they are indexed as overlapping
 character bigrams plus single characters: a word such as ``重构`` is then found
 inside ``已完成数据模型层的重构`` with no dictionary to load (jieba costs ~1 s to
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from whoosh.analysis import LowercaseFilter, StemFilter, StopFilter, Token, Tokenizer
+from whoosh.lang.porter2 import stem as _porter2_stem
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOKEN_RE = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+)")
@@ -68,9 +69,15 @@ def _fill(t: Token, text: str, pos: int, start: int, end: int,
     return t
 
 
+def stem_word(word: str) -> str:
+    """English stemming (Porter2: ``running`` -> ``run``); other scripts pass through."""
+    return _porter2_stem(word)
+
+
 def make_analyzer():
     """The analyzer used for every text field of the index."""
-    return MixedTokenizer() | LowercaseFilter() | StopFilter(minsize=1, renumber=False) | StemFilter(cachesize=50000)
+    return (MixedTokenizer() | LowercaseFilter() | StopFilter(minsize=1, renumber=False)
+            | StemFilter(stemfn=stem_word, cachesize=50000))
 
 
 ANALYZER = make_analyzer()

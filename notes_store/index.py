@@ -23,10 +23,11 @@ from whoosh import query as Q
 from whoosh.scoring import BM25F
 
 from .analysis import ANALYZER, QueryUnit
+from .ranking import Ranker
 
 log = logging.getLogger("ctxnotes.index")
 
-INDEX_NAME = "ctxnotes_v1"  # bump when the schema or analyzer changes: old indexes are rebuilt
+INDEX_NAME = "ctxnotes_v2"  # bump when the schema or analyzer changes: old indexes are rebuilt
 TITLE_WEIGHT = 2
 MAX_SEGMENTS = 12  # past this many small segments, the next commit merges them
 
@@ -90,6 +91,7 @@ class SearchIndex:
         self._ix: whoosh_index.FileIndex | None = None
         self._searcher = None
         self._merge_next = False
+        self._ranker = Ranker()
         self._allowed_cache: tuple[tuple[int, str], set[int]] | None = None
         self._generation = 0  # bumps with every new searcher: keys the filter cache
 
@@ -191,22 +193,13 @@ class SearchIndex:
         """
         if not units:
             return [], 0
-        if match_all:
-            parts = [Q.Phrase("text", list(u.terms)) if u.is_phrase else Q.Term("text", u.terms[0]) for u in units]
-        else:
-            terms = dict.fromkeys(t for u in units for t in u.terms)
-            parts = [Q.Term("text", t) for t in terms]
-        query = parts[0] if len(parts) == 1 else (Q.And(parts) if match_all else Q.Or(parts))
         searcher = self._fresh_searcher()
         try:
             allowed = self._allowed(searcher, filters)
-            if not allowed:  # Whoosh treats an empty filter set as "no filter"
+            if not allowed:
                 return [], 0
-            results = searcher.search(query, filter=allowed, limit=max(limit, 1))
-            hits = [(hit["key"], float(hit.score)) for hit in results][:limit]
-            # Counted here: Results.__len__ ignores the filter in some cases.
-            total = sum(1 for docnum in searcher.docs_for_query(query) if docnum in allowed)
-            return hits, total
+            top, total = self._ranker.search(searcher, units, allowed, limit, match_all, self._generation)
+            return [(searcher.stored_fields(docnum)["key"], score) for docnum, score in top], total
         except Exception as exc:
             raise IndexCorrupt(f"{type(exc).__name__}: {exc}") from exc
 

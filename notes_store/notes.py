@@ -68,14 +68,16 @@ class SearchHit:
 class SearchResult:
     query: str
     hits: list[SearchHit]
-    total: int
+    total: int            # notes you can page through
+    total_all_words: int  # of those, notes that contain every word / phrase of the query
     limit: int
     offset: int
-    matched: str  # "all": every word matched; "any": fallback, some words matched
+    matched: str  # "all": every hit has every word; "any": notes with some of the words follow
 
     def to_dict(self) -> dict[str, Any]:
-        return {"query": self.query, "total": self.total, "limit": self.limit, "offset": self.offset,
-                "matched": self.matched, "hits": [h.to_dict() for h in self.hits]}
+        return {"query": self.query, "total": self.total, "total_all_words": self.total_all_words,
+                "limit": self.limit, "offset": self.offset, "matched": self.matched,
+                "hits": [h.to_dict() for h in self.hits]}
 
 
 @dataclass
@@ -270,7 +272,7 @@ class NoteStore:
     def search(self, query: str, limit: int = 10, offset: int = 0, note_type: str | Sequence[str] | None = None,
                tags: Sequence[str] | None = None, updated_after: str | None = None,
                updated_before: str | None = None) -> SearchResult:
-        """Ranked notes for a query: every word first, any word when that finds nothing."""
+        """Ranked notes for a query: notes with every word first, then (if too few) notes with some."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must not be empty: give words or a \"quoted phrase\" to search for")
         limit, offset = check_paging(limit, offset)
@@ -278,16 +280,22 @@ class NoteStore:
                           updated_after=parse_time(updated_after, "updated_after") if updated_after else None,
                           updated_before=parse_time(updated_before, "updated_before") if updated_before else None)
         units = query_units(query)
-        rows, total = self.ws.search(units, filters, offset + limit, match_all=True)
-        matched = "all"
-        if total == 0 and len(units) > 1 or (total == 0 and units and units[0].is_phrase):
-            rows, total = self.ws.search(units, filters, offset + limit, match_all=False)
-            matched = "any"
+        want = offset + limit
+        rows, total = self.ws.search(units, filters, want, match_all=True)
+        total_all = total
+        if total < want and (len(units) > 1 or (units and units[0].is_phrase)):
+            # Fewer notes have every word than asked for: follow them with notes
+            # that have some of the words, best first.
+            more, total = self.ws.search(units, filters, want, match_all=False)
+            seen = {entry.key for entry, _ in rows}
+            rows += [(entry, score) for entry, score in more if entry.key not in seen]
+        matched = "all" if total == total_all else "any"
         terms = {t for u in units for t in u.terms}
         hits = []
         for entry, score in rows[offset:offset + limit]:
             hits.append(SearchHit(_note_from_row(entry), score, make_snippet(self._body_text(entry), terms)))
-        return SearchResult(query=query, hits=hits, total=total, limit=limit, offset=offset, matched=matched)
+        return SearchResult(query=query, hits=hits, total=total, total_all_words=total_all, limit=limit,
+                            offset=offset, matched=matched)
 
     def _body_text(self, entry: Entry) -> str:
         try:

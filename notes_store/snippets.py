@@ -1,48 +1,78 @@
-"""Short highlighted extracts of a text around the words a query matched."""
+"""Short highlighted extracts of a text around the words a query matched.
+
+Runs on every search hit, so it avoids the full analyzer: words are stemmed
+only when their first letters could match a query stem, and CJK query terms
+are found with plain substring search.
+"""
 
 from __future__ import annotations
 
-from .analysis import ANALYZER
+from functools import lru_cache
 
-MAX_SCAN_CHARS = 20_000
+from .analysis import _TOKEN_RE, stem_word
+
+MAX_SCAN_CHARS = 8_000
+
+_stem = lru_cache(maxsize=50_000)(stem_word)
+
+
+def _is_cjk(term: str) -> bool:
+    return bool(_TOKEN_RE.fullmatch(term)) and _TOKEN_RE.fullmatch(term).group("cjk") is not None
+
+
+def find_matches(text: str, terms: set[str]) -> list[tuple[int, int]]:
+    """Character spans in ``text`` whose analyzed form is one of ``terms``."""
+    latin = {t for t in terms if not _is_cjk(t)}
+    cjk = [t for t in terms if t not in latin]
+    prefixes = {t[:3] for t in latin}
+    spans: list[tuple[int, int]] = []
+    for m in _TOKEN_RE.finditer(text):
+        run = m.group("cjk")
+        if run is None:
+            word = m.group(0).lower()
+            if word[:3] in prefixes and (word in latin or _stem(word) in latin):
+                spans.append((m.start(), m.end()))
+            continue
+        for term in cjk:
+            pos = run.find(term)
+            while pos != -1:
+                spans.append((m.start() + pos, m.start() + pos + len(term)))
+                pos = run.find(term, pos + 1)
+    spans.sort()
+    return spans
 
 
 def make_snippet(text: str, terms: set[str], width: int = 180, mark: str = "**") -> str:
-    """The ``width``-character window of ``text`` with the most distinct query terms, matches marked.
+    """The ``width``-character window of ``text`` with the most query-word matches, matches marked.
 
     Falls back to the start of the text when nothing matches (e.g. a title-only hit).
     """
     scan = text[:MAX_SCAN_CHARS]
-    matches: list[tuple[int, int, str]] = []
-    if terms:
-        for tok in ANALYZER(scan, chars=True, positions=False):
-            if tok.text in terms:
-                matches.append((tok.startchar, tok.endchar, tok.text))
-    if not matches:
+    spans = find_matches(scan, terms) if terms else []
+    if not spans:
         flat = " ".join(text[:width * 2].split())
         return flat[:width] + ("…" if len(flat) > width else "")
-    best_start, best_score = matches[0][0], -1
-    j = 0
-    for i, (start, _end, _t) in enumerate(matches):
-        while matches[j][0] < start - width // 3:
+    lead = width // 3
+    best_start, best_count, j = 0, -1, 0
+    for i, (start, _end) in enumerate(spans):  # sliding window over match starts
+        while spans[j][0] < start - lead:
             j += 1
-        window = {t for s, _e, t in matches[j:] if s < start - width // 3 + width}
-        if len(window) > best_score:
-            best_score, best_start = len(window), max(0, start - width // 3)
-        if i > 200:
-            break
+        k, window_end = i, start - lead + width
+        while k + 1 < len(spans) and spans[k + 1][0] < window_end:
+            k += 1
+        if k - j + 1 > best_count:
+            best_count, best_start = k - j + 1, max(0, start - lead)
     end = min(len(scan), best_start + width)
-    # Overlapping CJK unigrams/bigrams: merge spans before marking.
-    spans: list[list[int]] = []
-    for s, e, _t in sorted(matches):
+    merged: list[list[int]] = []
+    for s, e in spans:
         if s < best_start or e > end:
             continue
-        if spans and s <= spans[-1][1]:
-            spans[-1][1] = max(spans[-1][1], e)
+        if merged and s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
         else:
-            spans.append([s, e])
+            merged.append([s, e])
     out, pos = [], best_start
-    for s, e in spans:
+    for s, e in merged:
         out.append(scan[pos:s])
         out.append(f"{mark}{scan[s:e]}{mark}")
         pos = e

@@ -76,8 +76,8 @@ def cmd_search(args, ws):
                              tags=_tags_arg(args.tag), updated_after=args.updated_after,
                              updated_before=args.updated_before)
     data = result.to_dict()
-    lines = [f"{data['total']} hit(s) for {args.query!r}" + (" (no note has every word; showing notes with any)"
-                                                           if data["matched"] == "any" and data["total"] else "")]
+    lines = [f"{data['total']} hit(s) for {args.query!r}" + (
+        f" ({data['total_all_words']} with every word, listed first)" if data["matched"] == "any" else "")]
     for i, hit in enumerate(data["hits"], start=args.offset + 1):
         lines.append(f"{i:>3}. {hit['score']:7.3f}  {_note_line(hit)}")
         lines.append(f"       {hit['snippet']}")

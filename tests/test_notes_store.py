@@ -209,9 +209,12 @@ def test_chinese_compound_inside_sentence(ws):
     for query in ("重构", "数据模型", "模型层"):
         result = ws.notes.search(query)
         assert result.hits and result.hits[0].note.id == target.id, query
-        assert result.matched == "all"
-    # "数据模型" is a phrase: the other note has 数据 and 模型 but not together
-    assert ws.notes.search("数据模型").total == 1
+        assert result.total_all_words == 1
+    # "数据模型" is a phrase: the other note has 数据 and 模型 but not together, so it
+    # only follows as a partial match.
+    result = ws.notes.search("数据模型")
+    assert result.matched == "any" and result.total == 2 and result.hits[1].note.title == "其他"
+    assert ws.notes.search("重构").matched == "all"
 
 
 def test_mixed_language_and_title_weight(ws):
@@ -228,9 +231,13 @@ def test_stemming_phrases_and_fallback(ws):
     b = ws.notes.create("Other", "slowly the dog ran home")
     assert ws.notes.search("run test").hits[0].note.id == a.id
     phrase = ws.notes.search('"running slowly"')
-    assert [h.note.id for h in phrase.hits] == [a.id]
+    assert phrase.hits[0].note.id == a.id and phrase.total_all_words == 1
+    assert ws.notes.search('"slowly running"').total_all_words == 0
     fallback = ws.notes.search("slowly zebra")
-    assert fallback.matched == "any" and {h.note.id for h in fallback.hits} == {a.id, b.id}
+    assert fallback.matched == "any" and fallback.total_all_words == 0
+    assert {h.note.id for h in fallback.hits} == {a.id, b.id}
+    partial = ws.notes.search("slowly dog")
+    assert [h.note.id for h in partial.hits] == [b.id, a.id] and partial.total_all_words == 1
     assert "**slowly**" in fallback.hits[0].snippet
 
 

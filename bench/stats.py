@@ -1,0 +1,67 @@
+"""Small statistics and timing helpers (medians and nearest-rank p95, in ms unless said)."""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import time
+from typing import Iterable
+
+
+def pct(values: Iterable[float], q: float) -> float | None:
+    """Nearest-rank percentile (q in 0..100); None for no values."""
+    vals = sorted(values)
+    if not vals:
+        return None
+    rank = max(1, math.ceil(q / 100 * len(vals)))
+    return vals[rank - 1]
+
+
+def summary(values: list[float]) -> dict:
+    """{n, p50, p95, min, max} of a list of samples (same unit as the samples)."""
+    if not values:
+        return {"n": 0, "p50": None, "p95": None, "min": None, "max": None}
+    return {"n": len(values), "p50": statistics.median(values), "p95": pct(values, 95),
+            "min": min(values), "max": max(values)}
+
+
+class Timer:
+    """``with Timer() as t: ...``; then ``t.ms`` / ``t.s``."""
+
+    def __enter__(self) -> "Timer":
+        self._t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.s = time.perf_counter() - self._t0
+        self.ms = self.s * 1000
+
+
+def vm_hwm_mb(pid: int | None = None) -> float | None:
+    """Peak resident set size (VmHWM) of a process in MB, from /proc."""
+    try:
+        with open(f"/proc/{pid or os.getpid()}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def children_of(pid: int) -> list[int]:
+    """Direct child processes of ``pid`` (from /proc/*/stat)."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 1 and int(fields[1]) == pid:
+            out.append(int(name))
+    return out

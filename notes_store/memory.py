@@ -1,0 +1,593 @@
+"""Memory for agents: working, episodic and semantic memories as Markdown files.
+
+* **working** — short-lived scratch context for the current task; expires
+  after a TTL (default 120 minutes) and is capped (default 50: adding beyond
+  the cap evicts the lowest ``importance × recency``, never the new one).
+* **episodic** — what happened: events, outcomes, decisions; decays over days.
+* **semantic** — durable facts and preferences; no decay.
+
+Working memories are files like the others (not kept in process memory): the
+CLI runs one process per command and several agents may share a workspace, so
+only files make a memory added by one visible to the next. An expired working
+memory is never returned and is deleted by the next memory operation.
+
+The file format and the ranking formula are documented in ``memory_model``.
+Every time comes from ``ws.clock``; every write follows the note store's
+pattern (validate, take the workspace lock, atomic write, ``record_write``).
+A search hit's access update rewrites that one file and re-indexes that one
+document in the next batched commit; nothing else is re-indexed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import secrets
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .analysis import QueryUnit, query_units
+from .document import BadFile, dump_document, ordered_meta, parse_document
+from .errors import InvalidInput, NotFound, StorageError
+from .fsio import atomic_write, durable_unlink
+from .index import Filters, IndexEntry
+from .memory_model import (MEMORY_KEYS, MEMORY_SORTS, MEMORY_TYPES, PROMOTIONS, STRATEGIES, IMPORTANCE_DIGITS,
+                           MAX_SOURCE_CHARS, ConsolidateResult, ForgetResult, Memory, MemoryCollection,
+                           MemoryConfig, MemoryHit, MemoryList, MemorySearchResult, MemorySummary, Moved,
+                           content_to_body, row_recency, row_value)
+from .validation import check_choice, check_content, check_id, check_paging, check_tags, iso_now, parse_time
+from .workspace import Entry, Workspace
+
+__all__ = ["MemoryStore", "MemoryConfig", "MemoryCollection", "Memory", "MemoryHit", "MemorySearchResult",
+           "ForgetResult", "ConsolidateResult", "MemoryList", "MemorySummary", "MEMORY_TYPES", "STRATEGIES"]
+
+_DAY = 86400.0
+
+
+class MemoryStore:
+    """Add, search, read, list, update, forget, consolidate and summarise memories."""
+
+    def __init__(self, workspace: Workspace, config: MemoryConfig | None = None) -> None:
+        self.ws = workspace
+        self.config = config or MemoryConfig()
+        self.collection: MemoryCollection = workspace.collections["memory"]  # type: ignore[assignment]
+
+    # -- actions ---------------------------------------------------------------------
+    def add(self, content: str, memory_type: str = "working", importance: float = 0.5,
+            tags: Sequence[str] | None = (), source: str | None = None,
+            ttl_minutes: float | None = None) -> Memory:
+        """Store a memory and return it; for working memory, evictions are listed in ``evicted``.
+
+        ``ttl_minutes`` (working only) overrides the configured TTL (default 120).
+        """
+        content = _check_memory_content(content, self.ws.max_content_bytes)
+        memory_type = _check_type(memory_type)
+        importance = _check_importance(importance)
+        tags = check_tags(list(tags) if isinstance(tags, tuple) else tags)
+        source = _check_source(source)
+        ttl = self._check_ttl(ttl_minutes, memory_type)
+        self._prepare()
+        with self.ws.lock.hold():
+            now = self._now()
+            stamp = iso_now(now)
+            meta: dict[str, Any] = {"id": self._new_id(), "memory_type": memory_type, "importance": importance,
+                                    "tags": tags, "created_at": stamp, "last_accessed_at": stamp,
+                                    "access_count": 0, "source": source}
+            if memory_type == "working":
+                meta["expires_at"] = iso_now(now + ttl * 60.0)
+            memory = self._write(meta, None, content)
+            if memory_type == "working":
+                memory.evicted = self._evict_over_capacity(memory.id, now)
+            return memory
+
+    def read(self, memory_id: str) -> Memory:
+        """The memory with its content (reading is not counted as an access; search hits are)."""
+        front, entry, path = self._load(memory_id)
+        if self._expired(entry.meta, self._now()):
+            self._purge([self.ws.key_for("memory", entry.meta["id"])])
+            raise NotFound(f"memory {entry.meta['id']!r} expired at {self._expires_at(entry.meta)} and was purged; "
+                           "add it again, or as an episodic/semantic memory if it should last")
+        return self._memory(entry.meta, path, entry.text, front)
+
+    def search(self, query: str, memory_type: str | Sequence[str] | None = None, min_importance: float = 0.0,
+               limit: int = 5, *, touch: bool = True) -> MemorySearchResult:
+        """Memories ranked by relevance, recency and importance (see ``memory_model``).
+
+        Every word must match; when nothing does, memories with any of the words.
+        Each returned hit counts as an access (``last_accessed_at``, ``access_count``)
+        unless ``touch=False``.
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("query must not be empty: give words to search for "
+                               "(use memory list to see memories without a query)")
+        types = _check_types(memory_type)
+        min_importance = _check_importance(min_importance, "min_importance")
+        limit, _ = check_paging(limit, 0)
+        self._prepare()
+        units = query_units(query)
+        now = self._now()
+        ranked = self._rank(units, types, min_importance, now, match_all=True)
+        matched = "all"
+        if not ranked and (len(units) > 1 or (units and units[0].is_phrase)):
+            ranked = self._rank(units, types, min_importance, now, match_all=False)
+            matched = "any"
+        if not ranked:
+            matched = "none"
+        hits: list[MemoryHit] = []
+        top = ranked[:limit]
+        if touch and top:
+            with self.ws.lock.hold():
+                for hit_row, parts in top:
+                    memory = self._touch(hit_row.meta["id"], self._now())
+                    if memory is not None:
+                        hits.append(MemoryHit(memory, *parts))
+        else:
+            for hit_row, parts in top:
+                try:
+                    front, entry, path = self._load(hit_row.meta["id"])
+                except (NotFound, InvalidInput):
+                    continue
+                hits.append(MemoryHit(self._memory(entry.meta, path, entry.text, front), *parts))
+        c = self.config
+        return MemorySearchResult(query=query, hits=hits, candidates=len(ranked), limit=limit, matched=matched,
+                                  weights={"relevance": c.weight_relevance, "recency": c.weight_recency,
+                                           "importance": c.weight_importance})
+
+    def list(self, memory_type: str | Sequence[str] | None = None, limit: int = 20, offset: int = 0,
+             sort: str = "created_desc") -> MemoryList:
+        """Live memories (content included), filtered and sorted, with the total before paging."""
+        limit, offset = check_paging(limit, offset, max_limit=1000)
+        sort = check_choice(sort, MEMORY_SORTS, "sort")
+        types = _check_types(memory_type)
+        self._prepare()
+        now = self._now()
+        rows = [r for r in self.ws.entries("memory") if not self._expired(r.meta, now)
+                and (not types or r.meta["memory_type"] in types)]
+        key: Callable[[Entry], Any] = {
+            "created_desc": lambda r: (r.meta["_created"], r.meta["id"]),
+            "created_asc": lambda r: (r.meta["_created"], r.meta["id"]),
+            "importance_desc": lambda r: (r.meta["importance"], r.meta["_created"], r.meta["id"]),
+            "accessed_desc": lambda r: (r.meta["_accessed"], r.meta["id"]),
+        }[sort]
+        rows.sort(key=key, reverse=sort.endswith("_desc"))
+        memories = []
+        for r in rows[offset:offset + limit]:
+            try:
+                front, entry, path = self._load(r.meta["id"])
+            except (NotFound, InvalidInput):
+                continue
+            memories.append(self._memory(entry.meta, path, entry.text, front))
+        return MemoryList(memories, total=len(rows), limit=limit, offset=offset)
+
+    def update(self, memory_id: str, content: str | None = None, importance: float | None = None,
+               tags: Sequence[str] | None = None, ttl_minutes: float | None = None) -> Memory:
+        """Change content, importance or tags (None = unchanged); ``ttl_minutes`` resets a working
+        memory's expiry to now + ttl. Access statistics are not changed."""
+        if content is None and importance is None and tags is None and ttl_minutes is None:
+            raise InvalidInput("nothing to update: give content, importance, tags or ttl_minutes")
+        if content is not None:
+            content = _check_memory_content(content, self.ws.max_content_bytes)
+        if importance is not None:
+            importance = _check_importance(importance)
+        if tags is not None:
+            tags = check_tags(list(tags) if isinstance(tags, tuple) else tags)
+        self._prepare()
+        with self.ws.lock.hold():
+            front, entry, path = self._load(memory_id)
+            now = self._now()
+            row = entry.meta
+            if self._expired(row, now):
+                self._purge([entry.key])
+                raise NotFound(f"memory {row['id']!r} expired at {self._expires_at(row)} and was purged; "
+                               "nothing was updated")
+            ttl = self._check_ttl(ttl_minutes, row["memory_type"], explicit_only=True)
+            new = self._known(row)
+            if importance is not None:
+                new["importance"] = importance
+            if tags is not None:
+                new["tags"] = tags
+            if ttl is not None:
+                new["expires_at"] = iso_now(now + ttl * 60.0)
+            new_content = content if content is not None else entry.text
+            if new == self._known(row) and new_content == entry.text:
+                return self._memory(row, path, entry.text, front)
+            return self._write(new, front, new_content)
+
+    def forget(self, memory_id: str | None = None, strategy: str | None = None, threshold: float = 0.1,
+               max_age_days: float = 30, capacity: int | None = None, dry_run: bool = False,
+               memory_type: str | Sequence[str] | None = None) -> ForgetResult:
+        """Remove one memory by id, or every memory a strategy selects; return what was (would be) removed.
+
+        * ``importance_based``: importance below ``threshold`` (0..1);
+        * ``time_based``: created and last accessed more than ``max_age_days`` ago;
+        * ``capacity_based``: per type, keep the ``capacity`` memories of highest
+          importance × recency (default: the working capacity for working memory,
+          ``long_term_capacity`` for the others).
+
+        ``memory_type`` restricts a strategy to some types; ``dry_run`` changes nothing.
+        """
+        if (memory_id is None) == (strategy is None):
+            raise InvalidInput("give either memory_id (to forget one memory) or strategy (one of: "
+                               f"{', '.join(STRATEGIES)}), not both and not neither")
+        if memory_id is not None:
+            return self._forget_one(memory_id, dry_run)
+        strategy = check_choice(strategy, STRATEGIES, "strategy")
+        types = _check_types(memory_type) or list(MEMORY_TYPES)
+        if strategy == "importance_based":
+            threshold = _check_importance(threshold, "threshold")
+        elif strategy == "time_based":
+            if not _is_number(max_age_days) or max_age_days <= 0:
+                raise InvalidInput(f"max_age_days must be a number of days > 0; got {max_age_days!r}")
+        elif capacity is not None and (isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 0):
+            raise InvalidInput(f"capacity must be a whole number >= 0 (memories to keep per type); got {capacity!r}")
+        self.ws.refresh(force=True)  # decide on what the files say now, not on a stale catalogue
+        if not dry_run:
+            self._purge_expired()
+        now = self._now()
+        rows = [r for r in self.ws.entries("memory")
+                if r.meta["memory_type"] in types and not self._expired(r.meta, now)]
+        if strategy == "importance_based":
+            chosen = [r for r in rows if r.meta["importance"] < threshold]
+        elif strategy == "time_based":
+            cutoff = now - max_age_days * _DAY
+            chosen = [r for r in rows if r.meta["_created"] < cutoff and r.meta["_accessed"] < cutoff]
+        else:
+            chosen = []
+            for t in types:
+                of_type = [r for r in rows if r.meta["memory_type"] == t]
+                keep = capacity if capacity is not None else (
+                    self.config.working_capacity if t == "working" else self.config.long_term_capacity)
+                of_type.sort(key=lambda r: self._value_key(r, now), reverse=True)
+                chosen += of_type[keep:]
+        chosen.sort(key=lambda r: r.meta["id"])
+        removed: list[Memory] = []
+        with self.ws.lock.hold():
+            for r in chosen:
+                try:
+                    front, entry, path = self._load(r.meta["id"])
+                except (NotFound, InvalidInput):
+                    continue
+                removed.append(self._memory(entry.meta, path, entry.text, front))
+                if not dry_run:
+                    durable_unlink(path)
+                    self.ws.record_delete(entry.key)
+        return ForgetResult(strategy=strategy, dry_run=dry_run, removed=removed)
+
+    def consolidate(self, from_type: str = "working", to_type: str = "episodic", importance_threshold: float = 0.7,
+                    min_access_count: int | None = None, dry_run: bool = False) -> ConsolidateResult:
+        """Promote memories to a longer-lived type; return what moved (would move, with ``dry_run``).
+
+        * from ``working``: memories with importance >= ``importance_threshold``;
+        * from ``episodic`` (to ``semantic``): memories accessed at least
+          ``min_access_count`` times (default ``config.min_access_count``, 3).
+
+        A promoted memory keeps its id, content and access history, loses its
+        expiry, and its importance is multiplied by 1.1 and clamped to 1.0.
+        """
+        from_type = _check_type(from_type, "from_type")
+        to_type = _check_type(to_type, "to_type")
+        if (from_type, to_type) not in PROMOTIONS:
+            allowed = ", ".join(f"{a}->{b}" for a, b in PROMOTIONS)
+            raise InvalidInput(f"cannot consolidate {from_type} into {to_type}: memories only move to longer-lived "
+                               f"types ({allowed})")
+        importance_threshold = _check_importance(importance_threshold, "importance_threshold")
+        if min_access_count is None:
+            min_access_count = self.config.min_access_count
+        elif isinstance(min_access_count, bool) or not isinstance(min_access_count, int) or min_access_count < 0:
+            raise InvalidInput(f"min_access_count must be a whole number >= 0; got {min_access_count!r}")
+        if from_type == "working":
+            criterion = f"importance >= {importance_threshold}"
+
+            def selected(row: dict[str, Any]) -> bool:
+                return row["importance"] >= importance_threshold
+        else:
+            criterion = f"access_count >= {min_access_count}"
+
+            def selected(row: dict[str, Any]) -> bool:
+                return row["access_count"] >= min_access_count
+        self.ws.refresh(force=True)
+        if not dry_run:
+            self._purge_expired()
+        now = self._now()
+        candidates = sorted(r.meta["id"] for r in self.ws.entries("memory")
+                            if r.meta["memory_type"] == from_type and not self._expired(r.meta, now)
+                            and selected(r.meta))
+        moved: list[Moved] = []
+        with self.ws.lock.hold():
+            for mem_id in candidates:
+                try:
+                    front, entry, path = self._load(mem_id)
+                except (NotFound, InvalidInput):
+                    continue
+                row = entry.meta
+                if row["memory_type"] != from_type or self._expired(row, now) or not selected(row):
+                    continue  # changed on disk since the catalogue saw it
+                new = self._known(row)
+                new["memory_type"] = to_type
+                new["importance"] = min(1.0, round(row["importance"] * 1.1, IMPORTANCE_DIGITS))
+                new.pop("expires_at", None)
+                if dry_run:
+                    after = self._memory({**row, **new, "expires_at": None, "_expires": None}, path, entry.text, front)
+                else:
+                    after = self._write(new, front, entry.text)
+                moved.append(Moved(after, row["importance"]))
+        return ConsolidateResult(from_type=from_type, to_type=to_type, criterion=criterion, dry_run=dry_run,
+                                 moved=moved)
+
+    def summary(self) -> MemorySummary:
+        """Counts and mean importance by type, oldest/newest, expired-but-not-purged count, unreadable files.
+
+        Read-only: it does not purge, so expired working memories are counted apart.
+        """
+        self.ws.refresh()
+        now = self._now()
+        by_type: dict[str, dict[str, Any]] = {}
+        live, expired = [], 0
+        for r in self.ws.entries("memory"):
+            if self._expired(r.meta, now):
+                expired += 1
+            else:
+                live.append(r.meta)
+        for t in MEMORY_TYPES:
+            imps = [m["importance"] for m in live if m["memory_type"] == t]
+            by_type[t] = {"count": len(imps),
+                          "mean_importance": round(sum(imps) / len(imps), IMPORTANCE_DIGITS) if imps else None}
+        live.sort(key=lambda m: (m["_created"], m["id"]))
+
+        def brief(m: dict[str, Any]) -> dict[str, Any]:
+            return {"id": m["id"], "memory_type": m["memory_type"], "created_at": m["created_at"]}
+
+        folder = self.collection.folder_name + "/"
+        unreadable = [{"path": p.path, "reason": p.reason}
+                      for p in sorted(self.ws.problems.values(), key=lambda p: p.path) if p.path.startswith(folder)]
+        return MemorySummary(total=len(live), by_type=by_type, oldest=brief(live[0]) if live else None,
+                             newest=brief(live[-1]) if live else None, expired_unpurged=expired,
+                             unreadable=unreadable, config=self.config.to_dict())
+
+    def purge_expired(self) -> list[str]:
+        """Delete expired working memories now; return their ids (every other action does this too)."""
+        self.ws.refresh()
+        return self._purge_expired()
+
+    # -- internals ---------------------------------------------------------------------
+    def _now(self) -> float:
+        return float(self.ws.clock())
+
+    def _path(self, memory_id: str) -> Path:
+        return self.ws.folder("memory") / f"{memory_id}.md"
+
+    def _new_id(self) -> str:
+        stamp = time.strftime("%Y%m%d_%H%M%S", time.gmtime(self._now()))
+        while True:
+            mem_id = f"mem_{stamp}_{secrets.token_hex(4)}"
+            if not os.path.lexists(self._path(mem_id)):
+                return mem_id
+
+    def _prepare(self) -> None:
+        """Pick up outside changes, then purge expired working memories."""
+        self.ws.refresh()
+        self._purge_expired()
+
+    def _load(self, memory_id: str) -> tuple[dict[str, Any], IndexEntry, Path]:
+        """Read and parse a memory file: (front matter, index entry, path)."""
+        memory_id = check_id(memory_id, "memory_id")
+        path = self._path(memory_id)
+        if os.path.islink(path):
+            raise InvalidInput(f"memory {memory_id} is a symbolic link, which ctxnotes does not follow; "
+                               "replace it with a regular file")
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+        except FileNotFoundError:
+            raise NotFound(f"no memory with id {memory_id!r}; use memory search or memory list to find ids") from None
+        except OSError as exc:
+            raise StorageError(f"cannot read memory {memory_id}: {exc.strerror or exc}") from exc
+        try:
+            doc = parse_document(raw)
+            entry = self.collection.parse(path, raw, doc)
+        except BadFile as exc:
+            raise InvalidInput(f"memory {memory_id} cannot be read: {exc}; fix the file by hand ({path}) "
+                               "or delete it") from None
+        return doc.meta, entry, path
+
+    @staticmethod
+    def _known(row: dict[str, Any]) -> dict[str, Any]:
+        """The front-matter keys we write, from a catalogue row (None values left out)."""
+        return {k: row[k] for k in MEMORY_KEYS if row.get(k) is not None}
+
+    def _write(self, known: dict[str, Any], previous: dict[str, Any] | None, content: str) -> Memory:
+        """Write a memory file (caller holds the lock) and register it with the workspace."""
+        known = {k: v for k, v in known.items() if v is not None}
+        if known["memory_type"] == "working" and "expires_at" not in known:
+            known["expires_at"] = iso_now(_iso_ts(known["created_at"]) + self.config.working_ttl_minutes * 60.0)
+        if known["memory_type"] != "working":
+            known.pop("expires_at", None)
+        front = ordered_meta({k: known[k] for k in MEMORY_KEYS if k in known}, previous, MEMORY_KEYS)
+        path = self._path(known["id"])
+        data = dump_document(front, content_to_body(content))
+        try:
+            entry = self.collection.parse(path, data)
+        except BadFile as exc:  # a person's extra keys cannot break this, so it is a bug
+            raise StorageError(f"refusing to write memory {known['id']}: {exc}") from exc
+        st = atomic_write(path, data)
+        self.ws.record_write(entry, st)
+        return self._memory(entry.meta, path, content, front)
+
+    def _memory(self, row: dict[str, Any], path: Path, content: str | None, front: dict[str, Any] | None) -> Memory:
+        return Memory(id=row["id"], content=content, memory_type=row["memory_type"], importance=row["importance"],
+                      tags=list(row["tags"]), created_at=row["created_at"], last_accessed_at=row["last_accessed_at"],
+                      access_count=row["access_count"], source=row.get("source"),
+                      expires_at=self._expires_at(row) if row["memory_type"] == "working" else None,
+                      path=str(path), extra={k: v for k, v in (front or {}).items() if k not in MEMORY_KEYS})
+
+    def _expires_ts(self, row: dict[str, Any]) -> float:
+        if row.get("_expires") is not None:
+            return row["_expires"]
+        return row["_created"] + self.config.working_ttl_minutes * 60.0
+
+    def _expires_at(self, row: dict[str, Any]) -> str:
+        return row.get("expires_at") or iso_now(self._expires_ts(row))
+
+    def _expired(self, row: dict[str, Any], now: float) -> bool:
+        return row["memory_type"] == "working" and self._expires_ts(row) <= now
+
+    def _value_key(self, r: Entry, now: float) -> tuple:
+        """Sort key, best last when ascending: value, then last access, then id."""
+        return (row_value(r.meta, now, self.config), r.meta["_accessed"], r.meta["id"])
+
+    def _check_ttl(self, ttl_minutes: Any, memory_type: str, explicit_only: bool = False) -> float | None:
+        if ttl_minutes is None:
+            return None if explicit_only else self.config.working_ttl_minutes
+        if memory_type != "working":
+            raise InvalidInput(f"ttl_minutes applies only to working memories, not {memory_type}; "
+                               "episodic and semantic memories do not expire (use forget to remove them)")
+        if not _is_number(ttl_minutes) or ttl_minutes <= 0:
+            raise InvalidInput(f"ttl_minutes must be a number of minutes > 0; got {ttl_minutes!r}")
+        return float(ttl_minutes)
+
+    def _purge_expired(self) -> list[str]:
+        now = self._now()
+        keys = [r.key for r in self.ws.entries("memory") if self._expired(r.meta, now)]
+        return self._purge(keys) if keys else []
+
+    def _purge(self, keys: list[str]) -> list[str]:
+        """Delete the files of expired working memories, re-checking each file under the lock."""
+        purged = []
+        with self.ws.lock.hold():
+            now = self._now()
+            for key in keys:
+                mem_id = Path(key).stem
+                try:
+                    _front, entry, path = self._load(mem_id)
+                except NotFound:
+                    self.ws.record_delete(key)
+                    continue
+                except InvalidInput:
+                    continue
+                if self._expired(entry.meta, now):  # the file may have been extended by hand
+                    durable_unlink(path)
+                    self.ws.record_delete(key)
+                    purged.append(mem_id)
+        return purged
+
+    def _evict_over_capacity(self, new_id: str, now: float) -> list[str]:
+        """Delete the lowest-value working memories beyond capacity, never ``new_id`` (lock held)."""
+        rows = [r for r in self.ws.entries("memory")
+                if r.meta["memory_type"] == "working" and not self._expired(r.meta, now)]
+        excess = len(rows) - self.config.working_capacity
+        if excess <= 0:
+            return []
+        others = sorted((r for r in rows if r.meta["id"] != new_id), key=lambda r: self._value_key(r, now))
+        evicted = []
+        for r in others[:excess]:
+            durable_unlink(r.path)
+            self.ws.record_delete(r.key)
+            evicted.append(r.meta["id"])
+        return evicted
+
+    def _forget_one(self, memory_id: str, dry_run: bool) -> ForgetResult:
+        with self.ws.lock.hold():
+            memory_id = check_id(memory_id, "memory_id")
+            path = self._path(memory_id)
+            if not os.path.lexists(path):
+                raise NotFound(f"no memory with id {memory_id!r}; nothing was forgotten "
+                               "(use memory list or memory search to see ids)")
+            try:
+                front, entry, path = self._load(memory_id)
+                removed = [self._memory(entry.meta, path, entry.text, front)]
+            except InvalidInput:  # an unreadable file can still be forgotten
+                removed = [Memory(id=memory_id, content=None, memory_type="", importance=0.0, tags=[],
+                                  created_at="", last_accessed_at="", access_count=0, source=None,
+                                  expires_at=None, path=str(path))]
+            if not dry_run:
+                durable_unlink(path)
+                self.ws.record_delete(self.ws.key_for("memory", memory_id))
+        return ForgetResult(strategy=None, dry_run=dry_run, removed=removed)
+
+    def _rank(self, units: list[QueryUnit], types: list[str] | None, min_importance: float, now: float,
+              match_all: bool) -> list[tuple[Entry, tuple[float, float, float, float, float]]]:
+        """Every matching live memory with (score, relevance, recency, importance, bm25), best first."""
+        if not units:
+            return []
+        pool = max(1, len(self.ws.entries("memory")))
+        rows, _total = self.ws.search(units, Filters(kind="memory", types=types), pool, match_all)
+        rows = [(r, bm25) for r, bm25 in rows
+                if not self._expired(r.meta, now) and r.meta["importance"] >= min_importance]
+        if not rows:
+            return []
+        best = max(bm25 for _r, bm25 in rows) or 1.0
+        c = self.config
+        total_weight = c.weight_relevance + c.weight_recency + c.weight_importance
+        out = []
+        for r, bm25 in rows:
+            rel = bm25 / best
+            rec = 1.0
+            imp = r.meta["importance"]
+            score = (c.weight_relevance * rel + c.weight_recency * rec + c.weight_importance * imp) / total_weight
+            out.append((r, (score, rel, rec, imp, bm25)))
+        out.sort(key=lambda item: (-item[1][0], -item[1][4], item[0].meta["id"]))
+        return out
+
+    def _touch(self, memory_id: str, now: float) -> Memory | None:
+        """Count one access: rewrite the file's last_accessed_at/access_count (lock held)."""
+        try:
+            front, entry, path = self._load(memory_id)
+        except (NotFound, InvalidInput):
+            return None
+        row = entry.meta
+        if self._expired(row, now):
+            return None
+        new = self._known(row)
+        new["last_accessed_at"] = iso_now(now)
+        new["access_count"] = row["access_count"] + 1
+        return self._write(new, front, entry.text)
+
+
+# -- input checks -------------------------------------------------------------------
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_importance(value: Any, what: str = "importance") -> float:
+    if not _is_number(value) or not 0.0 <= value <= 1.0:
+        raise InvalidInput(f"{what} must be a number from 0.0 to 1.0 (e.g. 0.8 for important, 0.2 for minor); "
+                           f"got {value!r}")
+    return round(float(value), IMPORTANCE_DIGITS)
+
+
+def _check_type(value: Any, what: str = "memory_type") -> str:
+    return check_choice(value, MEMORY_TYPES, what)
+
+
+def _check_types(value: str | Sequence[str] | None) -> list[str] | None:
+    if value is None or value == "" or (isinstance(value, (list, tuple)) and not value):
+        return None
+    values = [value] if isinstance(value, str) else list(value)
+    return [_check_type(v) for v in values]
+
+
+def _check_memory_content(value: Any, max_bytes: int) -> str:
+    value = check_content(value, max_bytes)
+    if not value.strip():
+        raise InvalidInput("content must not be empty: give the text to remember")
+    return value
+
+
+def _check_source(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput("source must be a string such as a session or note id")
+    value = value.strip()
+    if not value:
+        return None
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value) or len(value) > MAX_SOURCE_CHARS:
+        raise InvalidInput(f"source must be one line of at most {MAX_SOURCE_CHARS} characters, "
+                           "e.g. a session or note id")
+    return value
+
+
+def _iso_ts(value: str) -> float:
+    return parse_time(value, "created_at")
