@@ -158,7 +158,7 @@ def run(ws_dir: Path, notes: list[C.CorpusNote], *, quick: bool, repeat: int, pr
     import anyio
     try:
         return anyio.run(lambda: measure(
-            ws_dir, notes, starts=2 if quick else max(3, 5 * repeat // 3),
+            ws_dir, notes, starts=1 if quick else max(3, 5 * repeat // 3),
             search_rounds=1 if quick else max(1, 2 * repeat // 3), per_kind=5 if quick else 25,
             writes=10 if quick else max(50, 150 * repeat // 3), progress=progress))
     except Exception as exc:  # the server is being written: report, don't crash the suite

@@ -522,7 +522,7 @@ class MemoryStore:
         out = []
         for r, bm25 in rows:
             rel = bm25 / best
-            rec = 1.0
+            rec = row_recency(r.meta, now, c)
             imp = r.meta["importance"]
             score = (c.weight_relevance * rel + c.weight_recency * rec + c.weight_importance * imp) / total_weight
             out.append((r, (score, rel, rec, imp, bm25)))

@@ -87,6 +87,8 @@ class Workspace:
         self._pending: dict[str, tuple[IndexEntry | None, int, int]] = {}
         self._stamps: dict[str, int] = {}
         self._last_scan = 0.0
+        self._watcher: threading.Thread | None = None
+        self._stop = threading.Event()
         self._open()
 
     # -- layout --------------------------------------------------------------
@@ -181,21 +183,44 @@ class Workspace:
         """Bring the catalogue and index in step with the files, if anything may have changed.
 
         A folder's mtime changes whenever a file is added, removed or renamed in
-        it (our atomic writes, ``git pull``, most editors); in-place edits are
-        caught by the full scan every ``rescan_interval`` seconds.
+        it (our atomic writes, ``git pull``, most editors), so the common case
+        costs one ``stat`` per folder. In-place edits are caught by a full scan
+        every ``rescan_interval`` seconds: done here when due, or by the
+        background thread of ``start_watching`` (then never on the read path).
         """
-        with self._mutex:
-            if not force and time.monotonic() - self._last_scan < self.rescan_interval:
-                if self._folder_stamps() == self._stamps:
+        if not force:
+            with self._mutex:
+                due = (self._watcher is None
+                       and time.monotonic() - self._last_scan >= self.rescan_interval)
+                if not due and self._folder_stamps() == self._stamps:
                     return
+        found, stamps = self._scan()  # the slow part (a stat per file) runs unlocked
+        with self._mutex:
             try:
-                self._reconcile()
+                self._reconcile(found, stamps)
             except IndexCorrupt as exc:
                 with self.lock.hold():
                     self._rebuild_locked(f"index failed during refresh ({exc})")
 
-    def _reconcile(self) -> None:
-        found, stamps = self._scan()
+    def start_watching(self, interval: float | None = None) -> None:
+        """Rescan and commit pending index updates in a background thread (for servers)."""
+        if self._watcher is not None:
+            return
+        if interval is not None:
+            self.rescan_interval = interval
+
+        def loop() -> None:
+            while not self._stop.wait(self.rescan_interval):
+                try:
+                    self.refresh(force=True)
+                    self.flush()
+                except Exception:  # never let the watcher die silently
+                    log.exception("%s: background refresh failed", self.root)
+
+        self._watcher = threading.Thread(target=loop, name="ctxnotes-watch", daemon=True)
+        self._watcher.start()
+
+    def _reconcile(self, found: dict[str, tuple[str, int, int]], stamps: dict[str, int]) -> None:
         self._last_scan = time.monotonic()
         self._stamps = stamps
         changed = []
@@ -231,12 +256,11 @@ class Workspace:
                     continue
                 puts.append(entry)
             for key in removed:
-                if not (self.root / key).exists():
+                if not os.path.lexists(self.root / key):  # not written since the scan
                     del self.catalogue[key]
                     deletes.append(key)
-                    self._pending.pop(key, None)
             self._index.write(puts, deletes)
-        if changed or removed:
+        if puts or deletes:
             log.info("%s: picked up %d changed/new and %d removed file(s)", self.root, len(puts), len(deletes))
 
     def _load_file(self, key: str, kind: str) -> IndexEntry | None:
@@ -387,6 +411,10 @@ class Workspace:
             return sum(1 for _key, row in self._index.stored() if row.get("kind") == kind)
 
     def close(self) -> None:
+        if self._watcher is not None:
+            self._stop.set()
+            self._watcher.join(timeout=10)
+            self._watcher = None
         with self._mutex:
             try:
                 self.flush()

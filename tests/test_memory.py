@@ -283,19 +283,23 @@ def test_hits_record_an_access_by_rewriting_one_document(mws, clock):
     target = mws.memory.add("the unique kiwi fact", memory_type="episodic")
     mws.flush()
     writes = []
-    real_write = SearchIndex.write
+    real_write, real_create = SearchIndex.write, SearchIndex.create
 
-    def spy(self, puts, deletes):
+    def spy_write(self, puts, deletes):
         writes.append(([p.key for p in puts], list(deletes)))
         return real_write(self, puts, deletes)
 
-    SearchIndex.write = spy
+    def spy_create(self, entries=()):
+        writes.append("rebuild")
+        return real_create(self, entries)
+
+    SearchIndex.write, SearchIndex.create = spy_write, spy_create
     try:
         clock.advance(HOUR)
         hit = mws.memory.search("kiwi").hits[0]
         mws.flush()
     finally:
-        SearchIndex.write = real_write
+        SearchIndex.write, SearchIndex.create = real_write, real_create
     assert hit.memory.access_count == 1 and hit.memory.last_accessed_at != target.last_accessed_at
     assert hit.recency < 1.0  # scored on the access before this one
     on_disk = front(target.path)

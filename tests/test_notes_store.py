@@ -392,3 +392,19 @@ def test_two_processes_create_at_once(tmp_path):
     assert ws.notes.search("alpha", limit=100).total == 40
     assert ws.index_count() == 80
     ws.close()
+
+
+def test_background_watcher_picks_up_in_place_edits(ws):
+    import time
+    note = ws.notes.create("Watched", "original words")
+    ws.flush()
+    ws.start_watching(interval=0.05)
+    with open(note.path, "r+", encoding="utf-8") as fh:  # same size, in place: no folder mtime change
+        text = fh.read().replace("original", "replaced")
+        fh.seek(0)
+        fh.write(text)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and ws.notes.search("replaced").total == 0:
+        time.sleep(0.05)
+    assert ws.notes.search("replaced").total == 1
+    assert ws.notes.search("original").total == 0
