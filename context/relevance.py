@@ -94,7 +94,7 @@ class LexicalScorer:
         return {t: scored[t] / top for t in best}
 
 
-def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: float = 0.3,
+def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: float = 0.0,
                       coverage_weight: float = 0.5) -> list[float]:
     """Relevance 0..1 of each text to the query (0 when it shares no term with it)."""
     if not texts:
@@ -118,16 +118,21 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
     return [s / top for s in scores] if top > 0 else scores
 
 
-def spread_to_neighbours(scores: Sequence[float], weight: float) -> list[float]:
-    """Let each item inherit part of its strongest neighbour's score.
+def spread_to_neighbours(scores: Sequence[float], weight: float, window: int = 3,
+                         decay: float = 0.6) -> list[float]:
+    """Let each item inherit part of the strongest score at each distance up to ``window``.
 
-    An answer often sits in the turn right before or after the one that repeats
-    the question's words ("Where did you go?" / "To the lake").
+    Conversations stay on a topic for a few turns: the answer often sits a turn or
+    two from the one that repeats the question's words ("Where did you go?" /
+    "To the lake"). At distance d an item gains ``weight * decay**(d-1)`` times the
+    better of its two neighbours at that distance.
     """
     n = len(scores)
     out = list(scores)
-    for i in range(n):
-        left = scores[i - 1] if i > 0 else 0.0
-        right = scores[i + 1] if i + 1 < n else 0.0
-        out[i] = scores[i] + weight * max(left, right)
+    for d in range(1, window + 1):
+        w = weight * decay ** (d - 1)
+        for i in range(n):
+            left = scores[i - d] if i >= d else 0.0
+            right = scores[i + d] if i + d < n else 0.0
+            out[i] += w * (left if left > right else right)
     return out

@@ -57,6 +57,20 @@ class Entry:
 
 
 @dataclass
+class WriteEvent:
+    """A file a store has just written or deleted durably (for listeners such as Git auto-commit)."""
+
+    action: str        # "create" | "update" | "delete"
+    kind: str          # "note" | "memory"
+    id: str
+    title: str
+    path: Path
+
+
+WriteListener = Callable[[WriteEvent], "str | None"]  # returns a warning to report, or None
+
+
+@dataclass
 class Problem:
     """A file that could not be read, and why."""
 
@@ -87,6 +101,8 @@ class Workspace:
         self._pending: dict[str, tuple[IndexEntry | None, int, int]] = {}
         self._stamps: dict[str, int] = {}
         self._last_scan = 0.0
+        self.write_listeners: list[WriteListener] = []
+        self._warnings = threading.local()
         self._watcher: threading.Thread | None = None
         self._stop = threading.Event()
         self._open()
@@ -332,19 +348,46 @@ class Workspace:
             entry.meta["_size"] = st.st_size
             entry.meta["kind"] = entry.kind
             row = Entry(entry.key, entry.kind, self.root / entry.key, st.st_mtime_ns, st.st_size, entry.meta)
+            action = "update" if entry.key in self.catalogue else "create"
             self.catalogue[entry.key] = row
             self.problems.pop(entry.key, None)
             self._pending[entry.key] = (entry, st.st_mtime_ns, st.st_size)
             self._stamps = self._folder_stamps() or self._stamps
-            return row
+        self._notify(WriteEvent(action, entry.kind, row.id, str(entry.meta.get("title") or entry.title), row.path))
+        return row
 
     def record_delete(self, key: str) -> None:
         """Register a file a store has just deleted (caller holds the lock)."""
         with self._mutex:
-            self.catalogue.pop(key, None)
+            old = self.catalogue.pop(key, None)
             self.problems.pop(key, None)
             self._pending[key] = (None, 0, 0)
             self._stamps = self._folder_stamps() or self._stamps
+        path = self.root / key
+        title = str(old.meta.get("title", "")) if old is not None else ""
+        self._notify(WriteEvent("delete", old.kind if old else key.split("/")[0], path.stem, title, path))
+
+    def _notify(self, event: WriteEvent) -> None:
+        """Tell listeners about a durable write; their failures become warnings, never errors."""
+        for listener in self.write_listeners:
+            try:
+                warning = listener(event)
+            except Exception as exc:  # the file is saved: a listener can't undo that
+                log.exception("%s: write listener failed", self.root)
+                warning = f"{type(exc).__name__}: {exc}"
+            if warning:
+                self._pending_warnings().append(warning)
+
+    def _pending_warnings(self) -> list[str]:
+        if not hasattr(self._warnings, "items"):
+            self._warnings.items = []
+        return self._warnings.items
+
+    def take_warnings(self) -> list[str]:
+        """Warnings raised by write listeners during this thread's last operations (then cleared)."""
+        items = self._pending_warnings()
+        self._warnings.items = []
+        return items
 
     def flush(self) -> None:
         """Commit deferred index updates."""
