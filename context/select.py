@@ -44,6 +44,7 @@ class Profile:
 
 
 RECENT_BONUS = 0.5
+DENSITY_EXPONENT = 0.0
 
 PROFILES: dict[str, Profile] = {
     "knowledge": Profile(0.85, 0.1, 0.05, {
@@ -181,7 +182,9 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
             continue
         p.tokens = cost(p)
         pool.append(p)
-    pool.sort(key=lambda p: (-p.score, -p.position))
+    if pool:
+        mean_tokens = sum(p.tokens for p in pool) / len(pool)
+    pool.sort(key=lambda p: (-p.score / (max(p.tokens, 1) / mean_tokens) ** DENSITY_EXPONENT, -p.position))
     present = {SHARE_OF[p.source] for p in pool}
     usage: dict[str, int] = {}
     caps_min = {s: int(profile.shares[s][0] * available) for s in present}

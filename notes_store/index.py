@@ -23,6 +23,7 @@ from whoosh import query as Q
 from whoosh.scoring import BM25F
 
 from .analysis import ANALYZER, QueryUnit
+from .errors import StorageError
 from .ranking import Ranker
 
 log = logging.getLogger("ctxnotes.index")
@@ -114,21 +115,26 @@ class SearchIndex:
     def create(self, entries: Iterable[IndexEntry] = ()) -> int:
         """Throw away whatever is in the folder and build a fresh index from ``entries``."""
         self.close()
-        shutil.rmtree(self.folder, ignore_errors=True)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self._ix = whoosh_index.create_in(self.folder, _schema(), indexname=INDEX_NAME)
-        count = 0
-        writer = self._ix.writer(limitmb=128)
         try:
-            for entry in entries:
-                writer.add_document(**_doc(entry))
-                count += 1
-        except BaseException:
-            writer.cancel()
-            raise
-        writer.commit(optimize=True)
-        self._new_searcher()
-        return count
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._ix = whoosh_index.create_in(self.folder, _schema(), indexname=INDEX_NAME)
+            count = 0
+            writer = self._ix.writer(limitmb=128)
+            try:
+                for entry in entries:
+                    writer.add_document(**_doc(entry))
+                    count += 1
+            except BaseException:
+                writer.cancel()
+                raise
+            writer.commit(optimize=True)
+            self._new_searcher()
+            return count
+        except OSError as exc:
+            self.close()
+            raise StorageError(f"the search index could not be rebuilt ({exc.strerror or exc}); the notes are "
+                               "safe in their files: fix the problem (free space?) and run 'ctxnotes reindex'") from exc
 
     def _new_searcher(self) -> None:
         self._searcher = self._ix.searcher(weighting=BM25F())
@@ -239,6 +245,11 @@ class SearchIndex:
             # merged only once enough of them have piled up.
             writer.commit(merge=self._merge_next)
             self._merge_next = len(self._ix._segments()) > MAX_SEGMENTS
+        except OSError as exc:
+            # Disk full, I/O error: the index keeps its previous, consistent generation.
+            raise StorageError(f"the search index could not be updated ({exc.strerror or exc}); the files are "
+                               "saved and the index catches up once the problem is fixed (free space, "
+                               "then retry or run 'ctxnotes reindex')") from exc
         except Exception as exc:
             raise IndexCorrupt(f"{type(exc).__name__}: {exc}") from exc
 

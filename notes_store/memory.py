@@ -78,6 +78,7 @@ class MemoryStore:
                 meta["expires_at"] = iso_now(now + ttl * 60.0)
             memory = self._write(meta, None, content)
             if memory_type == "working":
+                self.ws.refresh()  # count what other processes added since _prepare()
                 memory.evicted = self._evict_over_capacity(memory.id, now)
             return memory
 

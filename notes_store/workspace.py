@@ -415,6 +415,11 @@ class Workspace:
                     puts.append(entry)
                 try:
                     self._index.write(puts, deletes)
+                except StorageError:
+                    # Not applied: keep them pending (newer pending writes win) and say so.
+                    for key, value in pending.items():
+                        self._pending.setdefault(key, value)
+                    raise
                 except IndexCorrupt as exc:
                     self._rebuild_locked(f"index failed during a write ({exc})")
 

@@ -54,11 +54,26 @@ def serve(args: argparse.Namespace, _ws: Any) -> tuple[Any, Any]:
 def run_stdio(workspace: Any) -> None:
     from .app import create_server
     server = create_server(workspace)
-    server.workspace_handle.warm_up(delay=0.5)
+    _warm_up_after_tools_list(server)
     try:
         server.run()
     finally:
         server.workspace_handle.close()
+
+
+def _warm_up_after_tools_list(server: Any, fallback_delay: float = 3.0) -> None:
+    """Open the workspace in the background once tools/list has been answered (opening a large workspace
+    while the client is still listing tools would only slow that answer down), or after a few seconds."""
+    handle = server.workspace_handle
+    list_tools = server.list_tools
+
+    async def list_tools_then_warm_up() -> Any:
+        tools = await list_tools()
+        handle.warm_up()
+        return tools
+
+    server.list_tools = list_tools_then_warm_up
+    handle.warm_up(delay=fallback_delay)
 
 
 def run_http(workspace: Any, host: str, port: int, token: str | None, allowed_hosts: list[str]) -> None:

@@ -25,6 +25,7 @@ class WorkspaceHandle:
         self._ws: Any = None
         self._lock = threading.Lock()
         self._closed = False
+        self._warming = False
 
     def get(self) -> Any:
         ws = self._ws
@@ -47,10 +48,19 @@ class WorkspaceHandle:
         return self._ws is not None
 
     def warm_up(self, delay: float = 0.0) -> None:
-        """Open the workspace in a background thread (errors surface on the first tool call)."""
+        """Open the workspace in a background thread, now or after ``delay`` seconds; only the first
+        call that gets to start does it (errors surface again on the first tool call)."""
+        if delay > 0:
+            timer = threading.Timer(delay, self.warm_up)
+            timer.daemon = True
+            timer.start()
+            return
+        with self._lock:
+            if self._warming or self._ws is not None or self._closed:
+                return
+            self._warming = True
+
         def run() -> None:
-            if delay:
-                threading.Event().wait(delay)
             try:
                 self.get()
             except Exception:  # reported again, to the caller, on first use

@@ -593,3 +593,36 @@ def test_cli_text_output(tmp_path, capsys):
 def test_cli_errors_exit_2(tmp_path, capsys, argv, message):
     code, _, err = run(capsys, tmp_path / "cliws", *argv)
     assert code == 2 and message in err and "Traceback" not in err
+
+
+# -- several processes -----------------------------------------------------------------------------
+
+def _add_and_search(root, prefix, count):
+    ws = open_workspace(root, memory_config=MemoryConfig(working_capacity=30))
+    for i in range(count):
+        ws.memory.add(f"{prefix} scratch {i}", importance=0.5)
+        assert ws.memory.search("sharedfact").hits
+    ws.close()
+
+
+def test_two_processes_share_capacity_and_access_counts(tmp_path):
+    import multiprocessing
+    root = tmp_path / "w"
+    ws = open_workspace(root)
+    shared = ws.memory.add("the sharedfact everyone reads", memory_type="semantic")
+    ws.close()
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_add_and_search, args=(root, p, 20)) for p in ("alpha", "beta")]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    ws = open_workspace(root)
+    try:
+        assert ws.memory.read(shared.id).access_count == 40  # no lost updates
+        assert ws.memory.list(memory_type="working").total == 30
+        assert len(os.listdir(root / "memory")) == 31
+        assert ws.index_count("memory") == 31
+    finally:
+        ws.close()
