@@ -37,8 +37,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--skip-mcp", action="store_true", help="in-process figures only")
     ap.add_argument("--quality-queries", type=int, default=600,
                     help="description queries per language for search quality (default 600)")
-    ap.add_argument("--peer-time", type=float, default=150.0,
-                    help="time box in seconds for each slow peer phase (default 150)")
+    ap.add_argument("--peer-time", type=float, default=90.0,
+                    help="time box in seconds for each slow peer phase (default 90)")
     ap.add_argument("--bm-notes", type=int, default=1000,
                     help="notes for basic-memory (it indexes ~6 notes/s; default 1000, the first of the same corpus)")
     ap.add_argument("--scratch", type=Path, default=DEFAULT_SCRATCH,

@@ -38,8 +38,9 @@ def server_command(ws_dir: Path) -> tuple[str, list[str], str]:
 def _params(ws_dir: Path):
     from mcp import StdioServerParameters
     cmd, args, _ = server_command(ws_dir)
-    return StdioServerParameters(command=cmd, args=args, cwd=str(ws_dir.parent),
-                                 env={"PYTHONDONTWRITEBYTECODE": "1"})
+    log = ws_dir.parent / f"{ws_dir.name}-server-stderr.log"  # server logs stay out of the report
+    return StdioServerParameters(command="/bin/sh", args=["-c", 'exec "$@" 2>>"$0"', str(log), cmd, *args],
+                                 cwd=str(ws_dir.parent), env={"PYTHONDONTWRITEBYTECODE": "1"})
 
 
 def _child_pid(ws_dir: Path) -> int | None:

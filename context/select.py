@@ -44,7 +44,6 @@ class Profile:
 
 
 RECENT_BONUS = 0.5
-DENSITY_EXPONENT = 0.0
 
 PROFILES: dict[str, Profile] = {
     "knowledge": Profile(0.85, 0.1, 0.05, {
@@ -117,8 +116,17 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
             p.score += RECENT_BONUS
 
 
+DATE_TERMS = True
+
+
 def _searchable(p: Packet) -> str:
-    return f"{p.title}\n{p.content}" if p.title else p.content
+    """The text relevance is computed on: title and content, and for history the turn's month
+    and year, so "what did we do in June 2023?" finds turns from then."""
+    text = f"{p.title}\n{p.content}" if p.title else p.content
+    if DATE_TERMS and p.source == P.HISTORY and p.timestamp is not None:
+        ts = p.timestamp
+        text = f"{text}\n{ts:%B %Y} {ts.year}年{ts.month}月"
+    return text
 
 
 def _fill_recency(candidates: list[Packet]) -> None:
@@ -182,9 +190,7 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
             continue
         p.tokens = cost(p)
         pool.append(p)
-    if pool:
-        mean_tokens = sum(p.tokens for p in pool) / len(pool)
-    pool.sort(key=lambda p: (-p.score / (max(p.tokens, 1) / mean_tokens) ** DENSITY_EXPONENT, -p.position))
+    pool.sort(key=lambda p: (-p.score, -p.position))
     present = {SHARE_OF[p.source] for p in pool}
     usage: dict[str, int] = {}
     caps_min = {s: int(profile.shares[s][0] * available) for s in present}

@@ -69,6 +69,8 @@ class MemoryStore:
         ttl = self._check_ttl(ttl_minutes, memory_type)
         self._prepare()
         with self.ws.lock.hold():
+            if memory_type == "working":
+                self._sync_with_folder()  # count what other processes added, for the capacity
             now = self._now()
             stamp = iso_now(now)
             meta: dict[str, Any] = {"id": self._new_id(), "memory_type": memory_type, "importance": importance,
@@ -78,7 +80,6 @@ class MemoryStore:
                 meta["expires_at"] = iso_now(now + ttl * 60.0)
             memory = self._write(meta, None, content)
             if memory_type == "working":
-                self.ws.refresh()  # count what other processes added since _prepare()
                 memory.evicted = self._evict_over_capacity(memory.id, now)
             return memory
 
@@ -369,6 +370,24 @@ class MemoryStore:
         """Pick up outside changes, then purge expired working memories."""
         self.ws.refresh()
         self._purge_expired()
+
+    def _sync_with_folder(self) -> None:
+        """Make sure the catalogue has every file in ``memory/`` (call under the lock).
+
+        The workspace notices other processes' new files by the folder's mtime,
+        which has a coarse granularity (a few ms) and which our own writes also
+        update; listing the folder's names is exact and cheap.
+        """
+        folder = self.ws.folder("memory")
+        try:
+            names = {n for n in os.listdir(folder) if n.endswith(".md") and not n.startswith(".")}
+        except FileNotFoundError:
+            names = set()
+        prefix = self.collection.folder_name + "/"
+        known = {e.path.name for e in self.ws.entries("memory")}
+        known |= {k[len(prefix):] for k in list(self.ws.problems) if k.startswith(prefix)}
+        if names != known:
+            self.ws.refresh(force=True)
 
     def _load(self, memory_id: str) -> tuple[dict[str, Any], IndexEntry, Path]:
         """Read and parse a memory file: (front matter, index entry, path)."""

@@ -20,6 +20,7 @@ from .document import (BadFile, Document, content_from_body, dump_document, orde
                        titled_body)
 from .errors import InvalidInput, NotFound, StorageError
 from .fsio import atomic_write, durable_unlink
+from .git_conflicts import CONFLICT_REASON, has_conflict_markers, parse_conflicted  # ctxnotes-git: conflict flagging
 from .index import Filters, IndexEntry
 from .snippets import make_snippet
 from .validation import (check_choice, check_content, check_id, check_paging, check_tags, check_title,
@@ -99,10 +100,13 @@ class NoteSummary:
     top_tags: list[dict[str, Any]]
     recent: list[Note]
     unreadable: list[dict[str, str]]
+    # ctxnotes-git: notes holding Git merge-conflict markers: [{"id", "path", "readable"}]
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"total": self.total, "by_type": self.by_type, "top_tags": self.top_tags,
-                "recent": [n.to_dict(with_content=False) for n in self.recent], "unreadable": self.unreadable}
+                "recent": [n.to_dict(with_content=False) for n in self.recent], "unreadable": self.unreadable,
+                "conflicts": self.conflicts}
 
 
 class NoteCollection:
@@ -112,7 +116,7 @@ class NoteCollection:
     folder_name = "notes"
 
     def parse(self, path: Path, raw: bytes, doc: Document | None = None) -> IndexEntry:
-        doc = doc or parse_document(raw)
+        doc = doc or parse_conflicted(raw)[0]  # ctxnotes-git: front matter from the 'ours' side if markers break it
         meta = doc.meta
         note_id = meta.get("id")
         if note_id is None:
@@ -140,6 +144,8 @@ class NoteCollection:
         content = content_from_body(doc.body, title)
         row = {"id": path.stem, "title": title.strip(), "type": note_type, "tags": tags,
                "created_at": created_at, "updated_at": updated_at}
+        if has_conflict_markers(raw):  # ctxnotes-git: indexed, but flagged for note_summary and doctor
+            row["conflict"] = True
         return IndexEntry(key=f"{self.folder_name}/{path.name}", kind=self.kind, type=note_type, tags=tags,
                           updated=updated, title=title, text=content, meta=row)
 
@@ -185,7 +191,7 @@ class NoteStore:
         except OSError as exc:
             raise StorageError(f"cannot read note {note_id}: {exc.strerror or exc}") from exc
         try:
-            doc = parse_document(raw)
+            doc, _conflicted = parse_conflicted(raw)  # ctxnotes-git: readable despite conflict markers
             entry = self.collection.parse(path, raw, doc)
         except BadFile as exc:
             raise InvalidInput(f"note {note_id} cannot be read: {exc}; fix the file by hand "
@@ -203,6 +209,8 @@ class NoteStore:
         entry = IndexEntry(key=self.ws.key_for("note", meta["id"]), kind="note", type=meta["type"],
                            tags=meta["tags"], updated=parse_time(meta["updated_at"], "updated_at"),
                            title=meta["title"], text=content, meta={k: meta[k] for k in NOTE_KEYS})
+        if has_conflict_markers(content):  # ctxnotes-git: an update that kept a conflicted body stays flagged
+            entry.meta["conflict"] = True
         self.ws.record_write(entry, st)
         return self._to_note(entry, path, meta)
 
@@ -336,9 +344,14 @@ class NoteStore:
         folder = self.collection.folder_name + "/"
         unreadable = [{"path": p.path, "reason": p.reason} for p in sorted(self.ws.problems.values(), key=lambda p: p.path)
                       if p.path.startswith(folder)]
+        # ctxnotes-git: conflicted notes (readable ones are indexed with a flag; others are unreadable)
+        conflicts = sorted([{"id": r.id, "path": r.key, "readable": True} for r in rows if r.meta.get("conflict")]
+                           + [{"id": Path(p["path"]).stem, "path": p["path"], "readable": False}
+                              for p in unreadable if CONFLICT_REASON in p["reason"]], key=lambda c: c["path"])
         return NoteSummary(total=len(rows), by_type=by_type,
                            top_tags=[{"tag": t, "count": c} for t, c in tag_counts.most_common(10)],
-                           recent=[_note_from_row(r) for r in rows[:5]], unreadable=unreadable)
+                           recent=[_note_from_row(r) for r in rows[:5]], unreadable=unreadable,
+                           conflicts=conflicts)
 
 
 def _extra(meta: dict[str, Any]) -> dict[str, Any]:

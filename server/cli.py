@@ -18,10 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from notes_store.errors import StoreError
-
 EXIT_USAGE = 2
-COMMAND_MODULES = ("server.cli_notes", "server.cli_memory", "server.cli_context", "server.cli_serve")
+COMMAND_MODULES = ("server.cli_notes", "server.cli_memory", "server.cli_context", "server.cli_serve", "server.cli_git")
 
 Handler = Callable[[argparse.Namespace, Any], "tuple[Any, str]"]
 
@@ -70,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="ctxnotes: %(message)s")
+    from notes_store.errors import StoreError  # here, not at import: keeps `ctxnotes serve` start-up light
+
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
@@ -90,12 +90,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     if data is None and text is None:
         return 0
-    if args.json:
-        _print_json(data)
-    elif text:
-        print(text)
+    try:
+        if args.json:
+            _print_json(data)
+        elif text:
+            print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. `ctxnotes note list | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Under `python -m server.cli` this file runs as __main__; re-import it so the
+    # command modules and this entry point share one CommandError class.
+    from server.cli import main as _main
+
+    sys.exit(_main())

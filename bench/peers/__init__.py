@@ -154,7 +154,9 @@ async def bm_mcp(py: Path, project: str, env: dict, notes: list[C.CorpusNote], a
     bm = str(py.with_name("bm"))
     keep = {k: env[k] for k in env if k.startswith(("BASIC_MEMORY", "HF_", "TRANSFORMERS", "DO_NOT"))}
     keep["HOME"] = env["HOME"]
-    params = StdioServerParameters(command=bm, args=["mcp", "--transport", "stdio", "--project", project], env=keep)
+    log = Path(env["HOME"]) / "bm-mcp-stderr.log"  # its banner and logs stay out of the report
+    params = StdioServerParameters(command="/bin/sh", env=keep, args=[
+        "-c", f'exec "$0" mcp --transport stdio --project "$1" 2>>"$2"', bm, project, str(log)])
     out: dict = {}
     starts = []
     for _ in range(2):

@@ -1,0 +1,89 @@
+"""``ctxnotes init [DIR] [--git]``, ``ctxnotes history ID`` and the Git part of ``ctxnotes doctor``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from notes_store import git_sync
+
+
+def cmd_init(args: argparse.Namespace, _ws: Any) -> tuple[Any, str]:
+    from .cli import workspace_path
+    directory = args.directory or workspace_path(getattr(args, "workspace", None))
+    data = git_sync.init_workspace(directory, git=args.git, autocommit=args.autocommit)
+    verb = "workspace already existed at" if data["existed"] else "created workspace at"
+    lines = [f"{verb} {data['workspace']}"]
+    if data["created"]:
+        lines.append("wrote: " + ", ".join(data["created"]))
+    g = data["git"]
+    if g:
+        where = ("new Git repository" if g["initialised"] else "Git repository") + f" {g['repository']}"
+        lines.append(f"{where}: " + (f"committed the workspace files as {g['commit']}" if g["commit"]
+                                     else "nothing to commit"))
+    else:
+        lines.append("not under Git (use --git to create a repository with a first commit)")
+    lines += [f"warning: {w}" for w in data["warnings"]]
+    return data, "\n".join(lines)
+
+
+def cmd_history(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
+    data = git_sync.note_history(ws, args.note_id, limit=args.limit, kind="memory" if args.memory else "note")
+    if not data["commits"]:
+        return data, data["message"]
+    lines = [data["message"]]
+    for c in data["commits"]:
+        lines.append(f"{c['short_hash']}  {c['date']}  {c['author']}  {c['message']}")
+    return data, "\n".join(lines)
+
+
+def _wrap_doctor(handler: Any) -> Any:
+    """Add the Git section (repository, auto-commit, conflicts, uncommitted files) to ``ctxnotes doctor``."""
+    def doctor(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
+        data, text = handler(args, ws)
+        if not isinstance(data, dict) or "conflicts" in data:  # already done by doctor itself
+            return data, text
+        conflicts = git_sync.find_conflicts(ws)
+        status = git_sync.git_status(ws)
+        data = {**data, "conflicts": conflicts, "git": status}
+        lines = [text]
+        if conflicts:
+            lines.append(f"merge conflicts ({len(conflicts)}): resolve the markers (<<<<<<< ======= >>>>>>>) "
+                         "by hand, then commit")
+            lines += [f"  {c['path']}" + ("" if c["readable"] else " (unreadable until resolved)") for c in conflicts]
+        else:
+            lines.append("merge conflicts: none")
+        if status["repository"]:
+            lines.append(f"git: {status['repository']}, auto-commit {'on' if status['autocommit'] else 'off'}, "
+                         f"{len(status['uncommitted'])} uncommitted note/memory file(s)")
+        else:
+            lines.append("git: not in a Git repository (see 'ctxnotes init --git')")
+        return data, "\n".join(lines)
+    doctor.wrapped_by_git = True  # type: ignore[attr-defined]
+    return doctor
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("init", help="create a workspace (folders, .gitignore, README), optionally under Git",
+                       description="Create a workspace: notes/ and memory/ folders, a .gitignore that keeps the "
+                                   "index, locks and temp files out of Git, and a README.md. With --git, also "
+                                   "a Git repository (unless the folder is already inside one) and a first "
+                                   "commit of the workspace files only.")
+    p.add_argument("directory", nargs="?", metavar="DIR",
+                   help="where (default: --workspace, $CTXNOTES_WORKSPACE, else ./workspace)")
+    p.add_argument("--git", action="store_true", help="put the workspace under Git with a first commit")
+    p.add_argument("--autocommit", action="store_true",
+                   help="write 'git_autocommit: true' to DIR/.ctxnotes.yaml: every tool write becomes a commit")
+    p.set_defaults(handler=cmd_init, no_workspace=True)
+
+    p = sub.add_parser("history", help="the Git commits that touched a note (date, author, message, hash)")
+    p.add_argument("note_id")
+    p.add_argument("--limit", type=int, default=20, help="how many commits, newest first (default 20)")
+    p.add_argument("--memory", action="store_true", help="the id is a memory's, not a note's")
+    p.set_defaults(handler=cmd_history)
+
+    doctor = sub.choices.get("doctor")
+    if doctor is not None:
+        handler = doctor.get_default("handler")
+        if handler is not None and not getattr(handler, "wrapped_by_git", False):
+            doctor.set_defaults(handler=_wrap_doctor(handler))
