@@ -126,6 +126,7 @@ async def measure(ws_dir: Path, notes: list[C.CorpusNote], *, starts: int, searc
         out["search"] = by_kind
 
         rng = random.Random(9)
+        os.sync()  # as in process: the fsyncs below should not pay for earlier dirty pages
         created, ctimes = [], []
         try:
             with Timer() as total:

@@ -55,6 +55,11 @@ def parse_timestamp(value: Any, where: str) -> datetime | None:
     return ts
 
 
+def day_label(ts: datetime) -> str:
+    """The date shown above a day's turns: weekday too, since turns say "last Tuesday"."""
+    return f"{ts:%a} {ts.day} {ts:%b %Y}"
+
+
 def _text(value: Any) -> str:
     """Item content as text; structured values (tool results, task state) become compact JSON."""
     if isinstance(value, str):
@@ -85,7 +90,7 @@ def gather_history(history: list[dict] | None) -> list[Packet]:
         ts = parse_timestamp(turn.get("timestamp"), f"history[{i}]")
         out.append(Packet(source=P.HISTORY, id=str(turn.get("id") or f"turn-{i}"), content=_text(content),
                           role=role, timestamp=ts, position=i,
-                          group=ts.strftime("%Y-%m-%d") if ts else ""))
+                          group=day_label(ts) if ts else ""))
     return out
 
 

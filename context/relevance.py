@@ -95,7 +95,7 @@ class LexicalScorer:
 
 
 def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: float = 0.0,
-                      coverage_weight: float = 0.5) -> list[float]:
+                      coverage_weight: float = 0.25) -> list[float]:
     """Relevance 0..1 of each text to the query (0 when it shares no term with it)."""
     if not texts:
         return []
@@ -119,13 +119,14 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
 
 
 def spread_to_neighbours(scores: Sequence[float], weight: float, window: int = 3,
-                         decay: float = 0.6) -> list[float]:
+                         decay: float = 0.6, segments: Sequence[object] | None = None) -> list[float]:
     """Let each item inherit part of the strongest score at each distance up to ``window``.
 
     Conversations stay on a topic for a few turns: the answer often sits a turn or
     two from the one that repeats the question's words ("Where did you go?" /
     "To the lake"). At distance d an item gains ``weight * decay**(d-1)`` times the
-    better of its two neighbours at that distance.
+    better of its two neighbours at that distance. With ``segments`` (e.g. each turn's
+    day), nothing spreads across a segment boundary: a new session is a new topic.
     """
     n = len(scores)
     out = list(scores)
@@ -134,5 +135,10 @@ def spread_to_neighbours(scores: Sequence[float], weight: float, window: int = 3
         for i in range(n):
             left = scores[i - d] if i >= d else 0.0
             right = scores[i + d] if i + d < n else 0.0
+            if segments is not None:
+                if left and segments[i - d] != segments[i]:
+                    left = 0.0
+                if right and segments[i + d] != segments[i]:
+                    right = 0.0
             out[i] += w * (left if left > right else right)
     return out

@@ -20,14 +20,9 @@ SECTION_OF = {P.SYSTEM: "Role & Policies", P.TOOL: "Role & Policies", P.QUERY: "
               P.TASK_STATE: "State", P.TOOL_RESULT: "State", P.NOTE: "Evidence",
               P.MEMORY: "Evidence", P.DOCUMENT: "Evidence", P.SUMMARY: "Context",
               P.HISTORY: "Context"}
-EMPTY_SECTION = {
-    "Role & Policies": "(no system instructions)",
-    "Task": "(no task)",
-    "State": "(no task state or tool results)",
-    "Evidence": "(no notes, memories or documents)",
-    "Context": "(no conversation history)",
-}
-OUTPUT_LINE = "Answer the task from the sections above; cite evidence by its tag."
+# An empty section still appears, saying so in as few tokens as possible.
+EMPTY_SECTION = {name: "(none)" for name in SECTIONS}
+OUTPUT_LINE = "Answer the task using the sections above; cite evidence by its tag."
 TOOLS_HEADING = "Tools (JSON schema):"
 
 # Messages format accounting: every message costs its content's tokens plus this

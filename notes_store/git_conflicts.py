@@ -15,15 +15,17 @@ Such a note must not be indexed as if it were clean. ``parse_conflicted``
 parses the file as usual when the front matter is intact (the markers are in
 the body, which is kept as is so a reader sees both sides). When the markers
 break the front matter, the front matter is read from the *ours* side (the
-lines between ``<<<<<<<`` and ``=======``); the body keeps its markers if the
-front matter's closing ``---`` lies outside every conflict, else the ours side
-of the body is used. Either way the caller learns ``conflicted=True`` and the
+lines between ``<<<<<<<`` and ``=======``) and the body keeps its markers
+(when Git joined the front matter's end and the body's start into one conflict
+block, the block is cut at the ``---`` so the body still shows both sides; if
+that fails, the ours side of the body is used). Either way the caller learns ``conflicted=True`` and the
 file on disk is never changed by reading it.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from .document import BadFile, Document, parse_document
 
@@ -83,20 +85,79 @@ def ours_side(text: str) -> str:
     return "".join(out)
 
 
+def _segments(lines: list[str]) -> list[tuple]:
+    """Split lines into ("plain", lines) and ("conflict", start, ours, base_marker, base, mid, theirs, end)."""
+    segments: list[tuple] = []
+    plain: list[str] = []
+    block: list[Any] | None = None  # [start, ours, base_marker, base, mid, theirs, end], filled as we go
+    state = None
+    for line in lines:
+        if state is None and _START.fullmatch(line):
+            if plain:
+                segments.append(("plain", plain))
+                plain = []
+            block, state = [line, [], None, [], None, [], None], "ours"
+        elif state == "ours" and _BASE.fullmatch(line):
+            block[2], state = line, "base"
+        elif state in ("ours", "base") and _MID.fullmatch(line):
+            block[4], state = line, "theirs"
+        elif state == "theirs" and _END.fullmatch(line):
+            block[6], state = line, None
+            segments.append(("conflict", *block))
+            block = None
+        elif state is None:
+            plain.append(line)
+        else:
+            block[{"ours": 1, "base": 3, "theirs": 5}[state]].append(line)
+    if block is not None:  # an unterminated block: keep its lines as they are
+        plain = [block[0], *block[1]] + ([block[2], *block[3]] if block[2] else []) + (
+            [block[4], *block[5]] if block[4] else []) + plain
+    if plain:
+        segments.append(("plain", plain))
+    return segments
+
+
+def _after(lines: list[str]) -> list[str] | None:
+    return lines[lines.index("---") + 1:] if "---" in lines else None
+
+
 def _body_after_header(text: str) -> str | None:
-    """The original body (markers kept) if the front matter closes outside every conflict block."""
+    """The body after the front matter's closing ``---``, conflict markers kept.
+
+    When the closing line sits inside a conflict block (Git joins nearby
+    conflicting lines into one block), the block is cut there: the body starts
+    with a block holding what each side has after its ``---``. None when the
+    front matter's end cannot be found on both sides.
+    """
     lines = text.split("\n")
     if not lines or lines[0] != "---":
         return None
-    inside = False
-    for i, line in enumerate(lines[1:], start=1):
-        if not inside and _START.fullmatch(line):
-            inside = True
-        elif inside and _END.fullmatch(line):
-            inside = False
-        elif not inside and line == "---":
-            return "\n".join(lines[i + 1:])
+    segments = _segments(lines[1:])
+    for i, seg in enumerate(segments):
+        rest = [line for s in segments[i + 1:] for line in _render(s)]
+        if seg[0] == "plain":
+            after = _after(seg[1])
+            if after is not None:
+                return "\n".join(after + rest)
+            continue
+        _tag, start, ours, base_marker, base, mid, theirs, end = seg
+        ours_after, theirs_after = _after(ours), _after(theirs)
+        if ours_after is None and theirs_after is None:
+            continue
+        if ours_after is None or theirs_after is None:
+            return None
+        base_after = _after(base) if base_marker else None
+        head = [start, *ours_after] + ([base_marker, *base_after] if base_after is not None else []) + [
+            mid, *theirs_after, end]
+        return "\n".join(head + rest)
     return None
+
+
+def _render(seg: tuple) -> list[str]:
+    if seg[0] == "plain":
+        return list(seg[1])
+    _tag, start, ours, base_marker, base, mid, theirs, end = seg
+    return [start, *ours] + ([base_marker, *base] if base_marker else []) + [mid, *theirs, end]
 
 
 def parse_conflicted(raw: bytes) -> tuple[Document, bool]:

@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 from .document import parse_document
-from .errors import NotFound, StoreError
+from .errors import InvalidInput, NotFound, StoreError
 from .git_conflicts import CONFLICT_REASON, has_conflict_markers
 from .validation import check_id
 from .workspace import GITIGNORE, INDEX_DIR, WriteEvent
@@ -169,10 +169,10 @@ def _one_line(text: str, limit: int = 72) -> str:
     return line if len(line) <= limit else line[:limit - 1].rstrip() + "…"
 
 
-def commit_message(event: WriteEvent) -> str:
+def commit_message(event: WriteEvent, title: str | None = None) -> str:
     """``note_update: <title> (<id>)``; the title is put on one line and shortened to 72 characters."""
     tool = TOOL_NAMES.get((event.kind, event.action), f"{event.kind}_{event.action}")
-    title = _one_line(event.title)
+    title = _one_line(event.title if title is None else title)
     return f"{tool}: {title} ({event.id})" if title else f"{tool}: {event.id}"
 
 
@@ -211,7 +211,8 @@ class GitAutoCommit:
         staged = self._git("diff", "--cached", "--quiet", "--", rel)
         if staged.returncode == 0:
             return None  # identical to the committed version
-        proc = self._git("commit", "--quiet", "--no-edit", "-m", commit_message(event), "--only", "--", rel)
+        message = commit_message(event, self._title(event))
+        proc = self._git("commit", "--quiet", "--no-edit", "-m", message, "--only", "--", rel)
         if proc.returncode != 0:
             reason = _failure(proc)
             if not has_identity(self.root):
@@ -219,8 +220,19 @@ class GitAutoCommit:
                           "and git config user.email you@example.com")
             return f"{saved}: {reason}"
         self.commits += 1
-        log.info("committed %s: %s", rel, commit_message(event))
+        log.info("committed %s: %s", rel, message)
         return None
+
+    @staticmethod
+    def _title(event: WriteEvent) -> str:
+        """The event's title; for a memory (which has none) the first line of its content."""
+        if event.title or event.action == "delete":
+            return event.title
+        try:
+            body = parse_document(event.path.read_bytes()).body
+        except Exception:
+            return ""
+        return next((line.strip() for line in body.splitlines() if line.strip()), "")
 
     def _access_only(self, rel: str) -> bool:
         """Whether a memory file differs from its committed version only in its access statistics."""
@@ -380,7 +392,6 @@ def note_history(ws: Any, note_id: str, limit: int = 20, kind: str = "note") -> 
     """
     note_id = check_id(note_id)
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
-        from .errors import InvalidInput
         raise InvalidInput("limit must be a whole number from 1 to 1000")
     key = ws.key_for(kind, note_id)
     path = ws.root / key

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from whoosh import fields, index as whoosh_index
+from whoosh.filedb.filestore import FileStorage
 from whoosh import query as Q
 from whoosh.scoring import BM25F
 
@@ -103,7 +104,7 @@ class SearchIndex:
         try:
             if not whoosh_index.exists_in(self.folder, indexname=INDEX_NAME):
                 return False
-            self._ix = whoosh_index.open_dir(self.folder, indexname=INDEX_NAME)
+            self._ix = _storage(self.folder).open_index(INDEX_NAME)
             self._new_searcher()
             self._searcher.doc_count_all()
             return True
@@ -118,7 +119,7 @@ class SearchIndex:
         try:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder.mkdir(parents=True, exist_ok=True)
-            self._ix = whoosh_index.create_in(self.folder, _schema(), indexname=INDEX_NAME)
+            self._ix = _storage(self.folder).create_index(_schema(), indexname=INDEX_NAME)
             count = 0
             writer = self._ix.writer(limitmb=128)
             try:
@@ -252,6 +253,13 @@ class SearchIndex:
                                "then retry or run 'ctxnotes reindex')") from exc
         except Exception as exc:
             raise IndexCorrupt(f"{type(exc).__name__}: {exc}") from exc
+
+
+def _storage(folder: Path) -> FileStorage:
+    """The index's file storage, without mmap: a segment file truncated under a mapped reader (someone
+    damaging ``.index/`` while the server runs) would kill the process with SIGBUS; plain reads fail with
+    an exception instead, which ends in a rebuild."""
+    return FileStorage(str(folder), supports_mmap=False)
 
 
 def _doc(entry: IndexEntry) -> dict[str, Any]:

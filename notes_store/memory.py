@@ -109,15 +109,14 @@ class MemoryStore:
         self._prepare()
         units = query_units(query)
         now = self._now()
-        ranked = self._rank(units, types, min_importance, now, match_all=True)
+        top, matches = self._rank(units, types, min_importance, now, True, limit)
         matched = "all"
-        if not ranked and (len(units) > 1 or (units and units[0].is_phrase)):
-            ranked = self._rank(units, types, min_importance, now, match_all=False)
+        if not top and (len(units) > 1 or (units and units[0].is_phrase)):
+            top, matches = self._rank(units, types, min_importance, now, False, limit)
             matched = "any"
-        if not ranked:
+        if not top:
             matched = "none"
         hits: list[MemoryHit] = []
-        top = ranked[:limit]
         if touch and top:
             with self.ws.lock.hold():
                 for hit_row, parts in top:
@@ -132,7 +131,7 @@ class MemoryStore:
                     continue
                 hits.append(MemoryHit(self._memory(entry.meta, path, entry.text, front), *parts))
         c = self.config
-        return MemorySearchResult(query=query, hits=hits, candidates=len(ranked), limit=limit, matched=matched,
+        return MemorySearchResult(query=query, hits=hits, matches=matches, limit=limit, matched=matched,
                                   weights={"relevance": c.weight_relevance, "recency": c.weight_recency,
                                            "importance": c.weight_importance})
 
@@ -526,28 +525,42 @@ class MemoryStore:
         return ForgetResult(strategy=None, dry_run=dry_run, removed=removed)
 
     def _rank(self, units: list[QueryUnit], types: list[str] | None, min_importance: float, now: float,
-              match_all: bool) -> list[tuple[Entry, tuple[float, float, float, float, float]]]:
-        """Every matching live memory with (score, relevance, recency, importance, bm25), best first."""
+              match_all: bool, limit: int) -> tuple[list[tuple[Entry, tuple[float, float, float, float, float]]], int]:
+        """The ``limit`` best live memories with (score, relevance, recency, importance, bm25), and the
+        number of memories the query matched (before the importance filter).
+
+        Only the BM25 top ``pool`` are fetched from the index; the pool grows until no memory
+        outside it could still reach the top: one outside has relevance <= the pool's lowest,
+        recency and importance <= 1, which bounds its score.
+        """
         if not units:
-            return []
-        pool = max(1, len(self.ws.entries("memory")))
-        rows, _total = self.ws.search(units, Filters(kind="memory", types=types), pool, match_all)
-        rows = [(r, bm25) for r, bm25 in rows
-                if not self._expired(r.meta, now) and r.meta["importance"] >= min_importance]
-        if not rows:
-            return []
-        best = max(bm25 for _r, bm25 in rows) or 1.0
+            return [], 0
         c = self.config
         total_weight = c.weight_relevance + c.weight_recency + c.weight_importance
-        out = []
-        for r, bm25 in rows:
-            rel = bm25 / best
-            rec = row_recency(r.meta, now, c)
-            imp = r.meta["importance"]
-            score = (c.weight_relevance * rel + c.weight_recency * rec + c.weight_importance * imp) / total_weight
-            out.append((r, (score, rel, rec, imp, bm25)))
-        out.sort(key=lambda item: (-item[1][0], -item[1][4], item[0].meta["id"]))
-        return out
+        pool = max(50, 10 * limit)
+        while True:
+            rows, total = self.ws.search(units, Filters(kind="memory", types=types), pool, match_all)
+            complete = len(rows) >= total
+            live = [(r, bm25) for r, bm25 in rows
+                    if not self._expired(r.meta, now) and r.meta["importance"] >= min_importance]
+            out = []
+            if live:
+                best = max(bm25 for _r, bm25 in live) or 1.0
+                for r, bm25 in live:
+                    rel = bm25 / best
+                    rec = row_recency(r.meta, now, c)
+                    imp = r.meta["importance"]
+                    score = (c.weight_relevance * rel + c.weight_recency * rec + c.weight_importance * imp) / total_weight
+                    out.append((r, (score, rel, rec, imp, bm25)))
+                out.sort(key=lambda item: (-item[1][0], -item[1][4], item[0].meta["id"]))
+            if complete:
+                return out[:limit], total
+            if len(out) >= limit and rows:
+                lowest = rows[-1][1] / (max(bm25 for _r, bm25 in live) or 1.0)
+                bound = (c.weight_relevance * lowest + c.weight_recency + c.weight_importance) / total_weight
+                if out[limit - 1][1][0] > bound:
+                    return out[:limit], total
+            pool *= 4
 
     def _touch(self, memory_id: str, now: float) -> Memory | None:
         """Count one access: rewrite the file's last_accessed_at/access_count (lock held)."""

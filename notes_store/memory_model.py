@@ -18,7 +18,7 @@ expires_at, plus any keys a person adds) and the content as the Markdown body::
 
 Scoring (all parts are in 0..1; weights and half-lives are ``MemoryConfig``):
 
-* ``relevance`` = BM25 score / the best BM25 score among the candidates;
+* ``relevance`` = BM25 score / the best BM25 score among the matching memories;
 * ``recency``   = 0.5 ** (age / half_life), where age is the time since the
   memory was last accessed (its creation, if never); half-life 1 h for
   working, 7 days for episodic, none (recency is always 1) for semantic;
@@ -153,13 +153,13 @@ class MemoryHit:
 class MemorySearchResult:
     query: str
     hits: list[MemoryHit]
-    candidates: int   # memories that matched and passed the filters, before ``limit``
+    matches: int      # memories the query matched (of the asked types; before min_importance and limit)
     limit: int
     matched: str      # "all": every word matched; "any": fallback, some words matched; "none"
     weights: dict[str, float]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"query": self.query, "candidates": self.candidates, "limit": self.limit, "matched": self.matched,
+        return {"query": self.query, "matches": self.matches, "limit": self.limit, "matched": self.matched,
                 "weights": self.weights, "hits": [h.to_dict() for h in self.hits]}
 
 

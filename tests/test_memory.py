@@ -579,7 +579,7 @@ def test_cli_text_output(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("added mem_")
     assert cli.main(["-w", str(d), "memory", "search", "plain"]) == 0
     out = capsys.readouterr().out
-    assert "1 of 1 memory hit(s)" in out and "relevance 1.00" in out
+    assert "1 of 1 matching memory(ies)" in out and "relevance 1.00" in out
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -598,7 +598,7 @@ def test_cli_errors_exit_2(tmp_path, capsys, argv, message):
 # -- several processes -----------------------------------------------------------------------------
 
 def _add_and_search(root, prefix, count):
-    ws = open_workspace(root, memory_config=MemoryConfig(working_capacity=30))
+    ws = open_workspace(root, memory_config=MemoryConfig(working_capacity=16))
     for i in range(count):
         ws.memory.add(f"{prefix} scratch {i}", importance=0.5)
         assert ws.memory.search("sharedfact").hits
@@ -612,7 +612,7 @@ def test_two_processes_share_capacity_and_access_counts(tmp_path):
     shared = ws.memory.add("the sharedfact everyone reads", memory_type="semantic")
     ws.close()
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_add_and_search, args=(root, p, 20)) for p in ("alpha", "beta")]
+    procs = [ctx.Process(target=_add_and_search, args=(root, p, 12)) for p in ("alpha", "beta")]
     for p in procs:
         p.start()
     for p in procs:
@@ -620,9 +620,22 @@ def test_two_processes_share_capacity_and_access_counts(tmp_path):
         assert p.exitcode == 0
     ws = open_workspace(root)
     try:
-        assert ws.memory.read(shared.id).access_count == 40  # no lost updates
-        assert ws.memory.list(memory_type="working").total == 30
-        assert len(os.listdir(root / "memory")) == 31
-        assert ws.index_count("memory") == 31
+        assert ws.memory.read(shared.id).access_count == 24  # no lost updates
+        assert ws.memory.list(memory_type="working").total == 16
+        assert len(os.listdir(root / "memory")) == 17
+        assert ws.index_count("memory") == 17
     finally:
         ws.close()
+
+
+def test_partial_candidate_pool_ranks_like_a_full_one(mws):
+    # 80 matches (the first pool is 50): low text relevance paired with high importance,
+    # so the best few by score are not the best few by BM25.
+    for i in range(80):
+        words = " ".join(["apple"] * (1 + i % 8) + ["filler"] * (8 - i % 8))
+        mws.memory.add(f"{words} {i}", memory_type="semantic", importance=round(1 - (i % 8) / 8, 3))
+    full = mws.memory.search("apple", limit=100, touch=False)
+    few = mws.memory.search("apple", limit=3, touch=False)
+    assert full.matches == few.matches == 80 and len(full.hits) == 80
+    assert [h.memory.id for h in few.hits] == [h.memory.id for h in full.hits[:3]]
+    assert full.hits[0].relevance < 1.0  # importance did reorder the BM25 ranking

@@ -1,0 +1,135 @@
+"""Hypothesis drives random sequences of note and memory tool calls through the in-process MCP client and
+checks every answer, and the store after every step, against a model (``bench.reliability.fuzz.Driver``).
+
+Every call must return a result or a clean tool error (never the SDK's bare "Error executing tool X");
+after every step ``note_list``/``memory_list`` must match the model (ids, titles, types, tags, contents)
+and the files on disk must be exactly the live items. The long run is
+``python -m bench.reliability.fuzz --calls 10000``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from bench.reliability.common import SyncClient, server_for
+from bench.reliability.fuzz import HOSTILE_IDS, MEMORY_TYPES, NASTY, NOTE_TYPES, Driver
+
+LIMIT = 2048  # the workspace's max_content_bytes: small, so oversize content is cheap to send
+
+# Text that stresses front matter, headings, tokenizers and line handling, plus plain words.
+chunks = st.one_of(st.sampled_from(NASTY), st.text(min_size=1, max_size=6),
+                   st.text(alphabet="abcdefgh 中文", min_size=1, max_size=8))
+text = st.lists(chunks, max_size=6).map("".join)
+titles = st.one_of(text, st.sampled_from(["", "   ", "a\nb", "t" * 301, "---", "--- x ---"]), st.integers())
+bodies = st.one_of(text, st.just("x" * (LIMIT + 1)), st.just("nul\x00"))
+tag = st.one_of(st.sampled_from(["auth", "中文", "x y", " pad ", "---", "a:b", "[x]", "#h", "a,b", ""]),
+                st.text(max_size=8))
+tags = st.one_of(st.none(), st.lists(tag, max_size=4), st.just([1]), st.just("single"))
+
+
+class ToolCalls(RuleBasedStateMachine):
+    @initialize()
+    def start(self) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="ctxnotes-fsm-"))
+        self._server_cm = server_for(self.tmp / "ws", max_content_bytes=LIMIT)
+        server = self._server_cm.__enter__()
+        self.client = SyncClient(server).__enter__()
+        self.d = Driver(self.client, self.tmp / "ws", LIMIT)
+
+    def teardown(self) -> None:
+        if hasattr(self, "client"):
+            self.client.__exit__(None, None, None)
+            self._server_cm.__exit__(None, None, None)
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # -- notes ------------------------------------------------------------------------------------------------
+    @rule(title=titles, body=bodies, note_type=st.sampled_from(NOTE_TYPES + ("bogus",)), tags=tags)
+    def note_create(self, title, body, note_type, tags) -> None:
+        self.d.note_create(title, body, note_type, tags)
+
+    @precondition(lambda self: self.d.m.notes)
+    @rule(data=st.data())
+    def note_read(self, data) -> None:
+        self.d.note_read(data.draw(st.sampled_from(sorted(self.d.m.notes))))
+
+    @precondition(lambda self: self.d.m.notes)
+    @rule(data=st.data(), title=st.none() | titles, body=st.none() | bodies,
+          note_type=st.none() | st.sampled_from(NOTE_TYPES), tags=tags)
+    def note_update(self, data, title, body, note_type, tags) -> None:
+        self.d.note_update(data.draw(st.sampled_from(sorted(self.d.m.notes))), title, body, note_type, tags)
+
+    @precondition(lambda self: self.d.m.notes)
+    @rule(data=st.data())
+    def note_delete(self, data) -> None:
+        self.d.note_delete(data.draw(st.sampled_from(sorted(self.d.m.notes))))
+
+    @precondition(lambda self: self.d.m.notes)
+    @rule(data=st.data())
+    def note_search(self, data) -> None:
+        self.d.note_search_token(data.draw(st.sampled_from(sorted(self.d.m.notes))))
+
+    @precondition(lambda self: self.d.m.dead_notes)
+    @rule(data=st.data(), read=st.booleans())
+    def ghost(self, data, read) -> None:
+        ghost = data.draw(st.sampled_from(sorted(self.d.m.dead_notes)))
+        (self.d.note_read if read else self.d.note_delete)(ghost)
+
+    @precondition(lambda self: self.d.m.dead_tokens)
+    @rule(data=st.data())
+    def dead_token_not_found(self, data) -> None:
+        self.d.search_dead_token(data.draw(st.sampled_from(self.d.m.dead_tokens)))
+
+    @rule(tool=st.sampled_from(["note_read", "note_delete", "memory_read", "memory_forget"]),
+          bad_id=st.sampled_from(HOSTILE_IDS))
+    def hostile_id(self, tool, bad_id) -> None:
+        self.d.hostile_id(tool, bad_id)
+
+    # -- memories ---------------------------------------------------------------------------------------------
+    @rule(body=bodies, memory_type=st.sampled_from(MEMORY_TYPES),
+          importance=st.floats(0, 1, allow_nan=False), tags=tags)
+    def memory_add(self, body, memory_type, importance, tags) -> None:
+        self.d.memory_add(body, memory_type, importance, tags)
+
+    @precondition(lambda self: self.d.m.memories)
+    @rule(data=st.data())
+    def memory_read(self, data) -> None:
+        self.d.memory_read(data.draw(st.sampled_from(sorted(self.d.m.memories))))
+
+    @precondition(lambda self: self.d.m.memories)
+    @rule(data=st.data(), body=st.none() | bodies, importance=st.none() | st.floats(0, 1, allow_nan=False),
+          tags=tags)
+    def memory_update(self, data, body, importance, tags) -> None:
+        self.d.memory_update(data.draw(st.sampled_from(sorted(self.d.m.memories))), body, importance, tags)
+
+    @precondition(lambda self: self.d.m.memories)
+    @rule(data=st.data())
+    def memory_forget(self, data) -> None:
+        self.d.memory_forget(data.draw(st.sampled_from(sorted(self.d.m.memories))))
+
+    @precondition(lambda self: self.d.m.memories)
+    @rule(data=st.data())
+    def memory_search(self, data) -> None:
+        self.d.memory_search_token(data.draw(st.sampled_from(sorted(self.d.m.memories))))
+
+    @rule(threshold=st.sampled_from([0.7, 0.9, 1.0]))
+    def memory_consolidate(self, threshold) -> None:
+        self.d.memory_consolidate(threshold)
+
+    # -- after every step ---------------------------------------------------------------------------------------
+    @invariant()
+    def store_matches_model(self) -> None:
+        if hasattr(self, "d"):
+            self.d.note_list_all()
+            self.d.memory_list_all()
+            self.d.check_disk()
+
+
+TestToolCalls = ToolCalls.TestCase
+TestToolCalls.settings = settings(max_examples=15, stateful_step_count=20, deadline=None,
+                                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
