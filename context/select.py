@@ -45,36 +45,7 @@ class Profile:
 
 RECENT_BONUS = 0.5
 SEGMENTS = True
-SEGMENT_WEIGHT = 0.3
 
-
-def _add_segment_relevance(history: list[Packet], query: str, weight: float) -> None:
-    """Each turn gains part of its session's relevance (a session = the turns of one day)."""
-    segments: dict[str, list[Packet]] = {}
-    for p in history:
-        segments.setdefault(p.group, []).append(p)
-    if len(segments) < 3:
-        return
-    keys = list(segments)
-    rel = lexical_relevance(query, ["\n".join(_searchable(p) for p in segments[k]) for k in keys])
-    for k, r in zip(keys, rel):
-        for p in segments[k]:
-            p.relevance += weight * r
-
-PROFILES: dict[str, Profile] = {
-    "knowledge": Profile(0.9, 0.05, 0.05, {
-        "state": (0.0, 0.15), "tool_results": (0.0, 0.25), "history": (0.1, 0.8),
-        "evidence": (0.15, 0.6), "documents": (0.1, 0.6), "tools": (0.0, 0.2)},
-        recent_turns=1, neighbour_weight=0.6, condensed_share=0.0),
-    "chat": Profile(0.45, 0.45, 0.1, {
-        "state": (0.0, 0.1), "tool_results": (0.0, 0.2), "history": (0.4, 0.9),
-        "evidence": (0.05, 0.35), "documents": (0.0, 0.3), "tools": (0.0, 0.2)},
-        recent_turns=4, neighbour_weight=0.4, condensed_share=0.15),
-    "task": Profile(0.6, 0.3, 0.1, {
-        "state": (0.05, 0.25), "tool_results": (0.1, 0.4), "history": (0.15, 0.6),
-        "evidence": (0.1, 0.45), "documents": (0.0, 0.4), "tools": (0.0, 0.25)},
-        recent_turns=2, neighbour_weight=0.4, condensed_share=0.1),
-}
 
 _QUESTION_RE = re.compile(
     r"^\s*(what|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|can|could|"
@@ -107,8 +78,6 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     for p, rel in zip(lexical, lexical_relevance(query, [_searchable(p) for p in lexical])):
         p.relevance = rel
     history = sorted((p for p in candidates if p.source == P.HISTORY), key=lambda p: p.position)
-    if history and SEGMENT_WEIGHT:
-        _add_segment_relevance(history, query, SEGMENT_WEIGHT)
     if history and profile.neighbour_weight:
         segments = [p.group for p in history] if SEGMENTS else None
         spread = spread_to_neighbours([p.relevance for p in history], profile.neighbour_weight,

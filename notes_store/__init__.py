@@ -31,10 +31,15 @@ def open_workspace(root: str | os.PathLike[str], **options) -> OpenWorkspace:
     """Open (creating if needed) the workspace at ``root`` and attach its stores.
 
     Options: ``rescan_interval`` (s), ``max_content_bytes``, ``clock`` (a ``time.time``-like callable),
+    ``git_autocommit`` (commit every write; default from the environment or ``.ctxnotes.yaml``),
     ``memory_config`` (a ``MemoryConfig``: TTL, capacity, half-lives, score weights).
     """
     memory_config = options.pop("memory_config", None)
+    git_autocommit = options.pop("git_autocommit", None)  # True/False, or None: $CTXNOTES_GIT_AUTOCOMMIT / .ctxnotes.yaml
     ws = OpenWorkspace(root, [NoteCollection(), MemoryCollection()], **options)
     ws.notes = NoteStore(ws)
     ws.memory = MemoryStore(ws, memory_config)
+    from .git_sync import configure_autocommit
+
+    configure_autocommit(ws, git_autocommit)
     return ws

@@ -131,7 +131,7 @@ class MemoryStore:
                     continue
                 hits.append(MemoryHit(self._memory(entry.meta, path, entry.text, front), *parts))
         c = self.config
-        return MemorySearchResult(query=query, hits=hits, matches=matches, limit=limit, matched=matched,
+        return MemorySearchResult(query=query, hits=hits, candidates=matches, limit=limit, matched=matched,
                                   weights={"relevance": c.weight_relevance, "recency": c.weight_recency,
                                            "importance": c.weight_importance})
 

@@ -153,13 +153,13 @@ class MemoryHit:
 class MemorySearchResult:
     query: str
     hits: list[MemoryHit]
-    matches: int      # memories the query matched (of the asked types; before min_importance and limit)
+    candidates: int   # memories the query matched (of the asked types), before min_importance and limit
     limit: int
     matched: str      # "all": every word matched; "any": fallback, some words matched; "none"
     weights: dict[str, float]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"query": self.query, "matches": self.matches, "limit": self.limit, "matched": self.matched,
+        return {"query": self.query, "candidates": self.candidates, "limit": self.limit, "matched": self.matched,
                 "weights": self.weights, "hits": [h.to_dict() for h in self.hits]}
 
 

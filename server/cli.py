@@ -35,7 +35,7 @@ def workspace_path(explicit: str | None) -> Path:
 
 def open_from_args(args: argparse.Namespace):
     from notes_store import open_workspace
-    return open_workspace(workspace_path(args.workspace))
+    return open_workspace(workspace_path(args.workspace), git_autocommit=getattr(args, "git_autocommit", None))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="workspace folder (default: $CTXNOTES_WORKSPACE, else ./workspace)")
     parser.add_argument("--json", action="store_true", help="print results as JSON")
     parser.add_argument("--verbose", "-v", action="store_true", help="log details to stderr")
+    parser.add_argument("--git-autocommit", action=argparse.BooleanOptionalAction, default=None,
+                        help="commit each note/memory write to Git (default: git_autocommit in "
+                             "<workspace>/.ctxnotes.yaml or $CTXNOTES_GIT_AUTOCOMMIT; else off)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
@@ -81,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ws = open_from_args(args)
             try:
                 data, text = handler(args, ws)
+                for warning in ws.take_warnings():
+                    print(f"ctxnotes: warning: {warning}", file=sys.stderr)
             finally:
                 ws.close()
     except (StoreError, CommandError, ValueError) as exc:

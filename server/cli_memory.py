@@ -78,7 +78,7 @@ def cmd_search(args, ws):
                               limit=args.limit)
     data = result.to_dict()
     note = " (no memory has every word; showing memories with any)" if data["matched"] == "any" else ""
-    lines = [f"{len(data['hits'])} of {data['matches']} matching memory(ies) for {args.query!r}{note}"]
+    lines = [f"{len(data['hits'])} of {data['candidates']} matching memory(ies) for {args.query!r}{note}"]
     for i, hit in enumerate(data["hits"], start=1):
         p = hit["score_parts"]
         lines.append(f"{i:>3}. {hit['score']:.3f}  {_line(hit)}")

@@ -6,7 +6,8 @@ import argparse
 import logging
 import os
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -45,15 +46,30 @@ def serve(args: argparse.Namespace, _ws: Any) -> tuple[Any, Any]:
                                "127.0.0.1")
         if not 0 < args.port < 65536:
             raise ValueError(f"--port {args.port} is not a valid port (1-65535)")
-        run_http(workspace, args.host, args.port, token, args.allowed_host)
+        run_http(workspace, args.host, args.port, token, args.allowed_host, _opener(args))
     else:
-        run_stdio(workspace)
+        run_stdio(workspace, _opener(args))
     return None, None
 
 
-def run_stdio(workspace: Any) -> None:
+def _opener(args: argparse.Namespace) -> Callable[[Path], Any]:
+    """How the server opens its workspace: with the CLI's Git setting, and a background watcher
+    so that edits made behind the server's back are picked up off the request path."""
+    git_autocommit = getattr(args, "git_autocommit", None)
+
+    def open_for_serving(path: Path) -> Any:
+        from notes_store import open_workspace
+        ws = open_workspace(path, git_autocommit=git_autocommit)
+        ws.start_watching()
+        return ws
+
+    return open_for_serving
+
+
+def run_stdio(workspace: Any, opener: Callable[[Path], Any] | None = None) -> None:
     from .app import create_server
-    server = create_server(workspace)
+    from .mcp_state import WorkspaceHandle
+    server = create_server(workspace, handle=WorkspaceHandle(workspace, opener=opener))
     _warm_up_after_tools_list(server)
     try:
         server.run()
@@ -76,12 +92,14 @@ def _warm_up_after_tools_list(server: Any, fallback_delay: float = 3.0) -> None:
     handle.warm_up(delay=fallback_delay)
 
 
-def run_http(workspace: Any, host: str, port: int, token: str | None, allowed_hosts: list[str]) -> None:
+def run_http(workspace: Any, host: str, port: int, token: str | None, allowed_hosts: list[str],
+             opener: Callable[[Path], Any] | None = None) -> None:
     import uvicorn
 
     from .app import create_server
     from .http_security import BearerTokenMiddleware, transport_security
-    server = create_server(workspace)
+    from .mcp_state import WorkspaceHandle
+    server = create_server(workspace, handle=WorkspaceHandle(workspace, opener=opener))
     app: Any = server.streamable_http_app(streamable_http_path="/mcp", host=host,
                                           transport_security=transport_security(host, allowed_hosts))
     if token:

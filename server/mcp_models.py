@@ -69,12 +69,38 @@ class Unreadable(BaseModel):
     reason: str
 
 
+class ConflictOut(BaseModel):
+    id: str
+    path: str
+    readable: bool
+
+
 class NoteSummaryOut(BaseModel):
     total: int
     by_type: dict[str, int]
     top_tags: list[TagCount]
     recent: list[NoteMeta]
     unreadable: list[Unreadable] = Field(description="Files in notes/ that could not be parsed, and why")
+    conflicts: list[ConflictOut] = Field(default_factory=list, description=(
+        "Notes with unresolved Git merge-conflict markers; resolve them by hand and commit"))
+
+
+class CommitOut(BaseModel):
+    hash: str
+    short_hash: str
+    date: str = Field(description="Author date, ISO 8601")
+    author: str
+    email: str
+    message: str
+
+
+class NoteHistoryOut(BaseModel):
+    id: str
+    path: str
+    in_git: bool
+    repository: Optional[str] = None
+    commits: list[CommitOut]
+    message: str
 
 
 class NoteDeleteOut(BaseModel):

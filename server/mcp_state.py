@@ -75,10 +75,31 @@ class WorkspaceHandle:
             ws.close()
 
 
+_call_state = threading.local()
+
+
 def store_call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run a store action; its expected failures become ``ToolError`` with the store's message."""
+    """Run a store action; its expected failures become ``ToolError`` with the store's message.
+
+    Warnings the write raised (e.g. a Git auto-commit that failed after the note
+    was saved) are kept for ``take_call_warnings`` in this same worker thread.
+    """
     from notes_store.errors import StoreError
+    owner = getattr(fn, "__self__", None)
+    take = getattr(getattr(owner, "ws", owner), "take_warnings", None)
     try:
-        return fn(*args, **kwargs)
+        value = fn(*args, **kwargs)
     except StoreError as exc:
+        if callable(take):
+            take()  # a failed call wrote nothing: its warnings must not leak into the next call
         raise ToolError(str(exc)) from None
+    if callable(take):
+        _call_state.warnings = getattr(_call_state, "warnings", []) + take()
+    return value
+
+
+def take_call_warnings() -> list[str]:
+    """Warnings collected by ``store_call`` in this thread since the last call (then cleared)."""
+    warnings = getattr(_call_state, "warnings", [])
+    _call_state.warnings = []
+    return warnings

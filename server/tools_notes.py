@@ -10,9 +10,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from .mcp_models import (NoteDeleteOut, NoteListOut, NoteMeta, NoteOut, NoteSearchOut, NoteSort,
-                         NoteSummaryOut, NoteType, ReindexOut, note_meta)
-from .mcp_state import WorkspaceHandle, store_call
+from .mcp_models import (NoteDeleteOut, NoteHistoryOut, NoteListOut, NoteMeta, NoteOut, NoteSearchOut,
+                         NoteSort, NoteSummaryOut, NoteType, ReindexOut, note_meta)
+from .mcp_state import WorkspaceHandle, store_call, take_call_warnings
 
 NoteId = Annotated[str, Field(description="A note id as returned by note_create, note_search or note_list, "
                                           "e.g. 'note_20260101_120000_1a2b3c4d'")]
@@ -22,8 +22,15 @@ READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=
 
 
 def result(text: str, data: Any) -> CallToolResult:
-    """A tool result: readable text for the model plus the typed structured content."""
+    """A tool result: readable text for the model plus the typed structured content.
+
+    Warnings from the store call behind it (the write succeeded, but e.g. its Git
+    commit did not) are appended to the text.
+    """
     structured = data.model_dump(mode="json") if hasattr(data, "model_dump") else data
+    warnings = take_call_warnings()
+    if warnings:
+        text += "".join(f"\nWarning: {w}" for w in warnings)
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
@@ -186,7 +193,8 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
     def note_summary() -> Annotated[CallToolResult, NoteSummaryOut]:
         r = store_call(ws().notes.summary).to_dict()
         out = NoteSummaryOut(total=r["total"], by_type=r["by_type"], top_tags=r["top_tags"],
-                             recent=[note_meta(n) for n in r["recent"]], unreadable=r["unreadable"])
+                             recent=[note_meta(n) for n in r["recent"]], unreadable=r["unreadable"],
+                             conflicts=r.get("conflicts", []))
         lines = [f"{out.total} note(s): " + ", ".join(f"{k} {v}" for k, v in out.by_type.items() if v)]
         if out.top_tags:
             lines.append("Top tags: " + ", ".join(f"{t.tag} ({t.count})" for t in out.top_tags))
@@ -196,7 +204,25 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
         if out.unreadable:
             lines.append(f"{len(out.unreadable)} unreadable file(s):")
             lines += [f"- {u.path}: {u.reason}" for u in out.unreadable]
+        if out.conflicts:
+            lines.append(f"{len(out.conflicts)} note(s) with Git merge-conflict markers (resolve by hand):")
+            lines += [f"- {c.id} ({c.path})" for c in out.conflicts]
         return result("\n".join(lines), out)
+
+    @server.tool(
+        name="note_history", title="A note's Git history",
+        description=(
+            "The Git commits that touched a note, newest first (date, author, message, short hash), when the "
+            "workspace is kept in Git; otherwise says so. Use it to see how a note evolved or who changed it. "
+            "Example: {\"note_id\": \"note_20260101_120000_1a2b3c4d\", \"limit\": 10}"),
+        annotations=READ)
+    def note_history(note_id: NoteId,
+                     limit: Annotated[int, Field(ge=1, le=200, description="How many commits at most")] = 20,
+                     ) -> Annotated[CallToolResult, NoteHistoryOut]:
+        from notes_store.git_sync import note_history as history
+        out = NoteHistoryOut(**store_call(history, ws(), note_id, limit=limit))
+        return result(out.message + "".join(f"\n- {c.short_hash} {c.date} {c.author}: {c.message}"
+                                            for c in out.commits), out)
 
     @server.tool(
         name="reindex", title="Rebuild the search index",

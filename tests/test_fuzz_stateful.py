@@ -22,15 +22,18 @@ from bench.reliability.fuzz import HOSTILE_IDS, MEMORY_TYPES, NASTY, NOTE_TYPES,
 
 LIMIT = 2048  # the workspace's max_content_bytes: small, so oversize content is cheap to send
 
-# Text that stresses front matter, headings, tokenizers and line handling, plus plain words.
-chunks = st.one_of(st.sampled_from(NASTY), st.text(min_size=1, max_size=6),
-                   st.text(alphabet="abcdefgh 中文", min_size=1, max_size=8))
+# Text that stresses front matter, headings, tokenizers and line handling, plus plain words. Valid input
+# comes first (Hypothesis favours, and shrinks towards, the first alternatives); broken input follows.
+chunks = st.one_of(st.text(alphabet="abcdefgh 中文", min_size=1, max_size=8), st.sampled_from(NASTY),
+                   st.text(min_size=1, max_size=6))
 text = st.lists(chunks, max_size=6).map("".join)
-titles = st.one_of(text, st.sampled_from(["", "   ", "a\nb", "t" * 301, "---", "--- x ---"]), st.integers())
-bodies = st.one_of(text, st.just("x" * (LIMIT + 1)), st.just("nul\x00"))
-tag = st.one_of(st.sampled_from(["auth", "中文", "x y", " pad ", "---", "a:b", "[x]", "#h", "a,b", ""]),
-                st.text(max_size=8))
-tags = st.one_of(st.none(), st.lists(tag, max_size=4), st.just([1]), st.just("single"))
+titles = st.one_of(st.builds(lambda a, b: f"{a}T{b}", text, text),
+                   st.sampled_from(["", "   ", "a\nb", "t" * 301, "---", "--- x ---", "!!python/object:os.system"]),
+                   st.integers())
+bodies = st.one_of(text, st.sampled_from(["x" * (LIMIT + 1), "nul\x00", ""]))
+tag = st.one_of(st.sampled_from(["auth", "中文", "x y", " pad ", "---", "a:b", "[x]", "#h", "null", "- x"]),
+                st.text(min_size=1, max_size=8), st.sampled_from(["a,b", "", "   ", "t\nx"]))
+tags = st.one_of(st.lists(tag, max_size=4), st.none(), st.sampled_from([[1], "single", {"a": 1}]))
 
 
 class ToolCalls(RuleBasedStateMachine):

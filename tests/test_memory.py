@@ -636,6 +636,6 @@ def test_partial_candidate_pool_ranks_like_a_full_one(mws):
         mws.memory.add(f"{words} {i}", memory_type="semantic", importance=round(1 - (i % 8) / 8, 3))
     full = mws.memory.search("apple", limit=100, touch=False)
     few = mws.memory.search("apple", limit=3, touch=False)
-    assert full.matches == few.matches == 80 and len(full.hits) == 80
+    assert full.candidates == few.candidates == 80 and len(full.hits) == 80
     assert [h.memory.id for h in few.hits] == [h.memory.id for h in full.hits[:3]]
     assert full.hits[0].relevance < 1.0  # importance did reorder the BM25 ranking
