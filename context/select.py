@@ -44,8 +44,22 @@ class Profile:
 
 
 RECENT_BONUS = 0.5
-SEGMENTS = True
+SEGMENTS = True  # relevance does not spread across a day boundary (a new session is a new topic)
 
+PROFILES: dict[str, Profile] = {
+    "knowledge": Profile(0.9, 0.05, 0.05, {
+        "state": (0.0, 0.15), "tool_results": (0.0, 0.25), "history": (0.1, 0.8),
+        "evidence": (0.15, 0.6), "documents": (0.1, 0.6), "tools": (0.0, 0.2)},
+        recent_turns=1, neighbour_weight=0.6, condensed_share=0.0),
+    "chat": Profile(0.45, 0.45, 0.1, {
+        "state": (0.0, 0.1), "tool_results": (0.0, 0.2), "history": (0.4, 0.9),
+        "evidence": (0.05, 0.35), "documents": (0.0, 0.3), "tools": (0.0, 0.2)},
+        recent_turns=4, neighbour_weight=0.4, condensed_share=0.15),
+    "task": Profile(0.6, 0.3, 0.1, {
+        "state": (0.05, 0.25), "tool_results": (0.1, 0.4), "history": (0.15, 0.6),
+        "evidence": (0.1, 0.45), "documents": (0.0, 0.4), "tools": (0.0, 0.25)},
+        recent_turns=2, neighbour_weight=0.4, condensed_share=0.1),
+}
 
 _QUESTION_RE = re.compile(
     r"^\s*(what|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|can|could|"

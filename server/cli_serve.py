@@ -36,7 +36,7 @@ def serve(args: argparse.Namespace, _ws: Any) -> tuple[Any, Any]:
     # ValueError, not cli.CommandError: under `python -m server.cli` that class exists twice (__main__ and
     # server.cli) and only ValueError is caught by both.
     from .cli import workspace_path
-    workspace = workspace_path(getattr(args, "workspace", None))
+    workspace = workspace_path(getattr(args, "workspace", None)).expanduser().resolve()
     if args.http:
         token = args.token or os.environ.get("CTXNOTES_TOKEN") or None
         from .http_security import is_loopback
