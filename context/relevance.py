@@ -30,9 +30,29 @@ def terms_of(text: str) -> tuple[str, ...]:
     return terms
 
 
+# Words that shape a question but do not say what it is about. The index's stop list is
+# short (it must keep phrases searchable); for ranking turns against a question these
+# only add noise. Chinese: bigrams holding a particle or pronoun straddle word edges.
+_QUESTION_WORDS = ("what which who whom whose why how where did do does done doing was were been "
+                   "has had would could should might must shall she he her hers his him they them "
+                   "their i me my mine our ours any some kind type sort about there than then also its "
+                   "into just more most other such only own same so too very ever")
+_CJK_FUNCTION_CHARS = set("的了吗呢吧啊么是在有和与及也都就还他她它们我你什怎哪谁")
+QUERY_STOP_TERMS = frozenset(t for w in _QUESTION_WORDS.split() for t in index_terms(w))
+
+
+def _is_content_term(term: str) -> bool:
+    if term in QUERY_STOP_TERMS:
+        return False
+    return not (term and all("\u3400" <= c <= "\u9fff" for c in term)
+                and any(c in _CJK_FUNCTION_CHARS for c in term))
+
+
 def terms_of_query(query: str) -> list[str]:
-    """Distinct query terms; falls back to index terms when the query analyzer finds none."""
-    return query_terms(query) or list(dict.fromkeys(index_terms(query)))
+    """Distinct content terms of a query (question words and particles left out unless
+    nothing else remains); index terms when the query analyzer finds none."""
+    terms = query_terms(query) or list(dict.fromkeys(index_terms(query)))
+    return [t for t in terms if _is_content_term(t)] or terms
 
 
 class LexicalScorer:

@@ -43,7 +43,7 @@ class Profile:
     condensed_share: float     # budget set aside for the condensed earlier conversation
 
 
-RECENT_BONUS = 0.5
+RECENT_BONUS = 1.0  # enough to outrank any relevance: the latest turns are the conversation's present
 SEGMENTS = True  # relevance does not spread across a day boundary (a new session is a new topic)
 
 PROFILES: dict[str, Profile] = {

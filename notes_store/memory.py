@@ -68,7 +68,7 @@ class MemoryStore:
         source = _check_source(source)
         ttl = self._check_ttl(ttl_minutes, memory_type)
         self._prepare()
-        with self.ws.lock.hold():
+        with self.ws.writing():
             if memory_type == "working":
                 self._sync_with_folder()  # count what other processes added, for the capacity
             now = self._now()
@@ -118,7 +118,7 @@ class MemoryStore:
             matched = "none"
         hits: list[MemoryHit] = []
         if touch and top:
-            with self.ws.lock.hold():
+            with self.ws.writing():
                 for hit_row, parts in top:
                     memory = self._touch(hit_row.meta["id"], self._now())
                     if memory is not None:
@@ -174,7 +174,7 @@ class MemoryStore:
         if tags is not None:
             tags = check_tags(list(tags) if isinstance(tags, tuple) else tags)
         self._prepare()
-        with self.ws.lock.hold():
+        with self.ws.writing():
             front, entry, path = self._load(memory_id)
             now = self._now()
             row = entry.meta
@@ -243,7 +243,7 @@ class MemoryStore:
                 chosen += of_type[keep:]
         chosen.sort(key=lambda r: r.meta["id"])
         removed: list[Memory] = []
-        with self.ws.lock.hold():
+        with self.ws.writing():
             for r in chosen:
                 try:
                     front, entry, path = self._load(r.meta["id"])
@@ -295,7 +295,7 @@ class MemoryStore:
                             if r.meta["memory_type"] == from_type and not self._expired(r.meta, now)
                             and selected(r.meta))
         moved: list[Moved] = []
-        with self.ws.lock.hold():
+        with self.ws.writing():
             for mem_id in candidates:
                 try:
                     front, entry, path = self._load(mem_id)
@@ -415,8 +415,12 @@ class MemoryStore:
         """The front-matter keys we write, from a catalogue row (None values left out)."""
         return {k: row[k] for k in MEMORY_KEYS if row.get(k) is not None}
 
-    def _write(self, known: dict[str, Any], previous: dict[str, Any] | None, content: str) -> Memory:
-        """Write a memory file (caller holds the lock) and register it with the workspace."""
+    def _write(self, known: dict[str, Any], previous: dict[str, Any] | None, content: str,
+               lazy: bool = False) -> Memory:
+        """Write a memory file (caller holds the lock) and register it with the workspace.
+
+        ``lazy``: only bookkeeping changed (access count), so the index commit can wait.
+        """
         known = {k: v for k, v in known.items() if v is not None}
         if known["memory_type"] == "working" and "expires_at" not in known:
             known["expires_at"] = iso_now(_iso_ts(known["created_at"]) + self.config.working_ttl_minutes * 60.0)
@@ -430,7 +434,7 @@ class MemoryStore:
         except BadFile as exc:  # a person's extra keys cannot break this, so it is a bug
             raise StorageError(f"refusing to write memory {known['id']}: {exc}") from exc
         st = atomic_write(path, data)
-        self.ws.record_write(entry, st)
+        self.ws.record_write(entry, st, lazy=lazy)
         return self._memory(entry.meta, path, content, front)
 
     def _memory(self, row: dict[str, Any], path: Path, content: str | None, front: dict[str, Any] | None) -> Memory:
@@ -473,7 +477,7 @@ class MemoryStore:
     def _purge(self, keys: list[str]) -> list[str]:
         """Delete the files of expired working memories, re-checking each file under the lock."""
         purged = []
-        with self.ws.lock.hold():
+        with self.ws.writing():
             now = self._now()
             for key in keys:
                 mem_id = Path(key).stem
@@ -506,7 +510,7 @@ class MemoryStore:
         return evicted
 
     def _forget_one(self, memory_id: str, dry_run: bool) -> ForgetResult:
-        with self.ws.lock.hold():
+        with self.ws.writing():
             memory_id = check_id(memory_id, "memory_id")
             path = self._path(memory_id)
             if not os.path.lexists(path):
@@ -574,7 +578,7 @@ class MemoryStore:
         new = self._known(row)
         new["last_accessed_at"] = iso_now(now)
         new["access_count"] = row["access_count"] + 1
-        return self._write(new, front, entry.text)
+        return self._write(new, front, entry.text, lazy=True)
 
 
 # -- input checks -------------------------------------------------------------------

@@ -222,7 +222,7 @@ class NoteStore:
         content = check_content(content, self.ws.max_content_bytes)
         note_type = check_choice(note_type, NOTE_TYPES, "note_type")
         tags = check_tags(list(tags) if isinstance(tags, tuple) else tags)
-        with self.ws.lock.hold():
+        with self.ws.writing():
             now = iso_now(self.ws.clock())
             meta = {"id": self._new_id(), "title": title, "type": note_type, "tags": tags,
                     "created_at": now, "updated_at": now}
@@ -244,7 +244,7 @@ class NoteStore:
             note_type = check_choice(note_type, NOTE_TYPES, "note_type")
         if tags is not None:
             tags = check_tags(list(tags) if isinstance(tags, tuple) else tags)
-        with self.ws.lock.hold():
+        with self.ws.writing():
             old_meta, old_entry, path = self._load(note_id)
             current = self._to_note(old_entry, path, old_meta)
             old_content = old_entry.text
@@ -265,7 +265,7 @@ class NoteStore:
     def delete(self, note_id: str) -> dict[str, Any]:
         """Delete a note's file; it disappears from search and list at once."""
         note_id = check_id(note_id)
-        with self.ws.lock.hold():
+        with self.ws.writing():
             path = self._path(note_id)
             if not os.path.lexists(path):
                 raise NotFound(f"no note with id {note_id!r}; nothing was deleted (use note_list to see ids)")

@@ -8,13 +8,15 @@ changed or ``rescan_interval`` passed), and after its own writes.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import secrets
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 from .analysis import QueryUnit
 from .document import BadFile
@@ -99,6 +101,12 @@ class Workspace:
         self._index = SearchIndex(self.index_dir / "whoosh")
         self._mutex = threading.RLock()
         self._pending: dict[str, tuple[IndexEntry | None, int, int]] = {}
+        self._lazy: dict[str, tuple[IndexEntry | None, int, int]] = {}  # committed with the next flush, not before reads
+        self._changes_path = self.index_dir / "changes"
+        self._seen_changes: bytes | None = None
+        self._write_depth = 0
+        self._wrote = False
+        self._clean = False
         self._stamps: dict[str, int] = {}
         self._last_scan = 0.0
         self.write_listeners: list[WriteListener] = []
@@ -142,6 +150,52 @@ class Workspace:
                 except IndexCorrupt as exc:
                     self._rebuild_locked(f"index unreadable ({exc})")
         self.refresh(force=True)
+
+    # -- the change token ------------------------------------------------------------
+    # Every write through a store replaces .index/changes with a random token, so
+    # other processes notice it with one tiny read (a folder's mtime alone is
+    # too coarse: two writes within one clock tick leave it unchanged).
+    def _read_changes(self) -> bytes | None:
+        try:
+            with open(self._changes_path, "rb") as fh:
+                return fh.read(64)
+        except OSError:
+            return None
+
+    def _bump_changes(self) -> bytes | None:
+        token = secrets.token_hex(16).encode()
+        try:
+            fd = os.open(self._changes_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                os.write(fd, token)
+            finally:
+                os.close(fd)
+        except OSError:  # the index folder is gone: the next read rebuilds it anyway
+            return None
+        return token
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the workspace for a write: this process's mutex, then the inter-process lock.
+
+        On the way out, tell other processes that something changed and, when
+        nothing else had changed since our last look, skip our own next rescan.
+        """
+        with self._mutex, self.lock.hold():
+            self._write_depth += 1
+            if self._write_depth == 1:
+                self._wrote = False
+                self._clean = (self._read_changes() == self._seen_changes
+                               and self._folder_stamps() == self._stamps)
+            try:
+                yield
+            finally:
+                self._write_depth -= 1
+                if self._write_depth == 0 and self._wrote:
+                    token = self._bump_changes()
+                    if self._clean and token is not None:
+                        self._seen_changes = token
+                        self._stamps = self._folder_stamps() or self._stamps
 
     def _event(self, message: str, quiet: bool = False) -> None:
         (log.info if quiet else log.warning)("%s: %s", self.root, message)
@@ -208,11 +262,14 @@ class Workspace:
             with self._mutex:
                 due = (self._watcher is None
                        and time.monotonic() - self._last_scan >= self.rescan_interval)
-                if not due and self._folder_stamps() == self._stamps:
+                if (not due and self._read_changes() == self._seen_changes
+                        and self._folder_stamps() == self._stamps):
                     return
+        changes = self._read_changes()  # before the scan: a write after it is seen next time
         found, stamps = self._scan()  # the slow part (a stat per file) runs unlocked
         with self._mutex:
             try:
+                self._seen_changes = changes
                 self._reconcile(found, stamps)
             except IndexCorrupt as exc:
                 with self.lock.hold():
@@ -248,7 +305,8 @@ class Workspace:
             if problem is not None and problem.mtime_ns == mtime_ns and problem.size == size:
                 continue
             changed.append(key)
-        removed = [key for key in self.catalogue if key not in found and key not in self._pending]
+        removed = [key for key in self.catalogue
+                   if key not in found and key not in self._pending and key not in self._lazy]
         for key in [k for k in self.problems if k not in found]:
             del self.problems[key]
         if not changed and not removed:
@@ -317,6 +375,7 @@ class Workspace:
         found, stamps = self._scan()
         self.catalogue = {}
         self._pending.clear()
+        self._lazy.clear()
 
         def entries() -> Iterable[IndexEntry]:
             for key, (kind, _m, _s) in sorted(found.items()):
@@ -336,12 +395,14 @@ class Workspace:
             return len(self.catalogue)
 
     # -- writes from the stores ------------------------------------------------
-    def record_write(self, entry: IndexEntry, st: os.stat_result) -> Entry:
+    def record_write(self, entry: IndexEntry, st: os.stat_result, lazy: bool = False) -> Entry:
         """Register a file a store has just written durably (caller holds the lock).
 
         The catalogue reflects it at once; the index commit is deferred to the
         next read or ``flush`` so that bursts of writes share one commit. A crash
         before that commit loses nothing: the file is on disk and reopen indexes it.
+        ``lazy`` writes (bookkeeping such as a memory's access count, which changes
+        no indexed text) wait for the next real commit instead of the next read.
         """
         with self._mutex:
             entry.meta["_mtime_ns"] = st.st_mtime_ns
@@ -351,8 +412,12 @@ class Workspace:
             action = "update" if entry.key in self.catalogue else "create"
             self.catalogue[entry.key] = row
             self.problems.pop(entry.key, None)
-            self._pending[entry.key] = (entry, st.st_mtime_ns, st.st_size)
-            self._stamps = self._folder_stamps() or self._stamps
+            if lazy and entry.key not in self._pending:
+                self._lazy[entry.key] = (entry, st.st_mtime_ns, st.st_size)
+            else:
+                self._lazy.pop(entry.key, None)
+                self._pending[entry.key] = (entry, st.st_mtime_ns, st.st_size)
+            self._wrote = True
         self._notify(WriteEvent(action, entry.kind, row.id, str(entry.meta.get("title") or entry.title), row.path))
         return row
 
@@ -361,8 +426,9 @@ class Workspace:
         with self._mutex:
             old = self.catalogue.pop(key, None)
             self.problems.pop(key, None)
+            self._lazy.pop(key, None)
             self._pending[key] = (None, 0, 0)
-            self._stamps = self._folder_stamps() or self._stamps
+            self._wrote = True
         path = self.root / key
         title = str(old.meta.get("title", "")) if old is not None else ""
         self._notify(WriteEvent("delete", old.kind if old else key.split("/")[0], path.stem, title, path))
@@ -389,13 +455,14 @@ class Workspace:
         self._warnings.items = []
         return items
 
-    def flush(self) -> None:
-        """Commit deferred index updates."""
+    def flush(self, include_lazy: bool = True) -> None:
+        """Commit deferred index updates (``include_lazy=False``: only if a real write is waiting)."""
         with self._mutex:
-            if not self._pending:
+            if not self._pending and not (include_lazy and self._lazy):
                 return
             with self.lock.hold():
-                pending, self._pending = self._pending, {}
+                pending = {**self._lazy, **self._pending}
+                self._pending, self._lazy = {}, {}
                 puts, deletes = [], []
                 for key, (entry, mtime_ns, size) in pending.items():
                     if entry is None:
@@ -427,7 +494,7 @@ class Workspace:
     def prepare_read(self) -> None:
         """Pick up outside changes and commit our own pending writes before a query."""
         self.refresh()
-        self.flush()
+        self.flush(include_lazy=False)
 
     def entries(self, kind: str) -> list[Entry]:
         with self._mutex:

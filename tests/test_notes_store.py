@@ -408,3 +408,26 @@ def test_background_watcher_picks_up_in_place_edits(ws):
         time.sleep(0.05)
     assert ws.notes.search("replaced").total == 1
     assert ws.notes.search("original").total == 0
+
+
+def test_read_your_writes_across_handles_within_one_clock_tick(tmp_path):
+    # Folder mtimes are coarse (a clock tick): writes in quick succession from two
+    # handles must still be seen through the change token, not the periodic rescan.
+    a = open_workspace(tmp_path / "w", rescan_interval=1000)
+    b = open_workspace(tmp_path / "w", rescan_interval=1000)
+    for i in range(30):
+        writer, reader = (a, b) if i % 2 else (b, a)
+        note = writer.notes.create(f"tick {i}", f"tokenword{i}")
+        assert reader.notes.search(f"tokenword{i}").total == 1, i
+        assert reader.notes.list(limit=100).total == i + 1
+    a.close(), b.close()
+
+
+def test_memory_access_updates_do_not_commit_the_index_on_every_search(ws):
+    ws.memory.add("the quarterly report is due friday", memory_type="semantic")
+    assert ws.memory.search("quarterly report").hits  # opens a searcher on the committed index
+    generation = ws._index._generation
+    for _ in range(4):
+        assert ws.memory.search("quarterly report").hits
+    assert ws._index._generation == generation  # no commit, no new searcher
+    assert ws.memory.search("quarterly report", limit=1).hits[0].memory.access_count == 6
