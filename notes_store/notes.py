@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .analysis import query_units
-from .document import (BadFile, Document, content_from_body, dump_document, ordered_meta, parse_document,
+from .document import (BadFile, Document, content_from_body, dump_document, ordered_meta,
                        titled_body)
 from .errors import InvalidInput, NotFound, StorageError
 from .fsio import atomic_write, durable_unlink

@@ -9,7 +9,6 @@ library falls back to extractive shortening when that is unavailable or fails.
 from __future__ import annotations
 
 import logging
-from datetime import datetime
 from typing import Annotated, Any, Literal, Optional
 
 import anyio
@@ -136,56 +135,8 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
 
 
 def _evidence(ws: Any) -> Any:
-    try:
-        from context.workspace_evidence import WorkspaceEvidence  # the lead's adapter, when it exists
-    except ImportError:
-        return SearchEvidence(ws)
+    from context.workspace_evidence import WorkspaceEvidence
     return WorkspaceEvidence(ws)
-
-
-class SearchEvidence:
-    """Fallback EvidenceProvider over ``ws.notes.search`` (and ``ws.memory.search`` when present)."""
-
-    def __init__(self, ws: Any) -> None:
-        self.ws = ws
-
-    def find_notes(self, query: str, limit: int, note_types: list[str] | None, tags: list[str] | None) -> list[Any]:
-        from context import Evidence
-        from notes_store.errors import NotFound
-        hits = self.ws.notes.search(query, limit=min(limit, 100), note_type=note_types, tags=tags).hits
-        out = []
-        for h in hits:
-            try:
-                note = self.ws.notes.read(h.note.id)
-            except NotFound:
-                continue
-            out.append(Evidence(source="note", id=note.id, title=note.title, content=note.content or "",
-                                score=h.score, timestamp=_ts(note.updated_at), label=note.type))
-        return out
-
-    def find_memories(self, query: str, limit: int) -> list[Any]:
-        memory = getattr(self.ws, "memory", None)
-        if memory is None:
-            return []
-        from context import Evidence
-        r = memory.search(query, limit=min(limit, 100))
-        out = []
-        for h in getattr(r, "hits", []):
-            d = h.to_dict()
-            out.append(Evidence(source="memory", id=d["id"], title=d.get("title") or d.get("content", "")[:60],
-                                content=d.get("content") or d.get("snippet") or "", score=d.get("score", 0.0),
-                                timestamp=_ts(d.get("updated_at") or d.get("created_at")),
-                                label=d.get("memory_type") or d.get("type") or "", importance=d.get("importance")))
-        return out
-
-
-def _ts(value: Any) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 def _sampling_summarizer(ctx: Context) -> Any:

@@ -10,8 +10,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from .mcp_models import (NoteDeleteOut, NoteHistoryOut, NoteListOut, NoteMeta, NoteOut, NoteSearchOut,
-                         NoteSort, NoteSummaryOut, NoteType, ReindexOut, note_meta)
+from .mcp_models import (NoteDeleteOut, NoteHistoryOut, NoteListOut, NoteOut, NoteSearchOut, NoteSort,
+                         NoteSummaryOut, NoteType, ReindexOut, note_meta)
 from .mcp_state import WorkspaceHandle, store_call, take_call_warnings
 
 NoteId = Annotated[str, Field(description="A note id as returned by note_create, note_search or note_list, "

@@ -18,16 +18,21 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from bench.reliability.common import SyncClient, server_for
-from bench.reliability.fuzz import HOSTILE_IDS, MEMORY_TYPES, NASTY, NOTE_TYPES, Driver
+from bench.reliability.fuzz import CONTROL, HOSTILE_IDS, MEMORY_TYPES, NASTY, NOTE_TYPES, Driver
 
 LIMIT = 2048  # the workspace's max_content_bytes: small, so oversize content is cheap to send
 
 # Text that stresses front matter, headings, tokenizers and line handling, plus plain words. Valid input
 # comes first (Hypothesis favours, and shrinks towards, the first alternatives); broken input follows.
+printable = st.characters(exclude_categories=("Cc", "Cs"))
 chunks = st.one_of(st.text(alphabet="abcdefgh 中文", min_size=1, max_size=8), st.sampled_from(NASTY),
                    st.text(min_size=1, max_size=6))
-text = st.lists(chunks, max_size=6).map("".join)
-titles = st.one_of(st.builds(lambda a, b: f"{a}T{b}", text, text),
+text = st.lists(chunks, max_size=6).map("".join)  # may hold control characters: fine in content
+line_chunks = st.one_of(st.text(alphabet="abcdefgh 中文", min_size=1, max_size=8),
+                        st.sampled_from([x for x in NASTY if not CONTROL.search(x)]),
+                        st.text(printable, min_size=1, max_size=6))
+line = st.lists(line_chunks, max_size=6).map("".join)
+titles = st.one_of(st.builds(lambda a, b: f"{a}T{b}", line, line), st.builds(lambda a, b: f"{a}T{b}", text, text),
                    st.sampled_from(["", "   ", "a\nb", "t" * 301, "---", "--- x ---", "!!python/object:os.system"]),
                    st.integers())
 bodies = st.one_of(text, st.sampled_from(["x" * (LIMIT + 1), "nul\x00", ""]))

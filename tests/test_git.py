@@ -16,7 +16,7 @@ import pytest
 
 from notes_store import open_workspace
 from notes_store.git_conflicts import has_conflict_markers, ours_side
-from notes_store.git_sync import (GitAutoCommit, autocommit_enabled, commit_message, configure_autocommit,
+from notes_store.git_sync import (autocommit_enabled, commit_message, configure_autocommit,
                                   enable_autocommit, find_conflicts, init_workspace, note_history)
 from notes_store.workspace import WriteEvent
 from server.cli import main as cli_main

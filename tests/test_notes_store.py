@@ -417,7 +417,7 @@ def test_read_your_writes_across_handles_within_one_clock_tick(tmp_path):
     b = open_workspace(tmp_path / "w", rescan_interval=1000)
     for i in range(30):
         writer, reader = (a, b) if i % 2 else (b, a)
-        note = writer.notes.create(f"tick {i}", f"tokenword{i}")
+        writer.notes.create(f"tick {i}", f"tokenword{i}")
         assert reader.notes.search(f"tokenword{i}").total == 1, i
         assert reader.notes.list(limit=100).total == i + 1
     a.close(), b.close()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import json
 import multiprocessing
 import os
 import random
