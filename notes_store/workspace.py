@@ -391,7 +391,7 @@ class Workspace:
     def rebuild(self) -> int:
         """Rebuild the index from the files (``ctxnotes reindex``); return the number indexed."""
         with self._mutex, self.lock.hold():
-            self._rebuild_locked("asked for")
+            self._rebuild_locked("asked for", quiet=True)
             return len(self.catalogue)
 
     # -- writes from the stores ------------------------------------------------
