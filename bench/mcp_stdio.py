@@ -40,7 +40,7 @@ def _params(ws_dir: Path):
     cmd, args, _ = server_command(ws_dir)
     log = ws_dir.parent / f"{ws_dir.name}-server-stderr.log"  # server logs stay out of the report
     return StdioServerParameters(command="/bin/sh", args=["-c", 'exec "$@" 2>>"$0"', str(log), cmd, *args],
-                                 cwd=str(ws_dir.parent), env={"PYTHONDONTWRITEBYTECODE": "1"})
+                                 cwd=str(ws_dir.parent))
 
 
 def _child_pid(ws_dir: Path) -> int | None:

@@ -129,7 +129,7 @@ def table(size: int, ours: dict, peers: dict[str, dict], with_targets: bool) -> 
             row.append(check(key, ov))
         for p in peer_names:
             r = better_ratio(ov, pv[p], better)
-            row += [fmt(pv[p], unit), "—" if r is None else f"{r:.2f}×"]
+            row += [fmt(pv[p], unit), "—" if r is None else f"{r:.2f}×" if r >= 0.1 else f"{r:.3f}×"]
         if "basic-memory" in peer_names:
             r = better_ratio(ov, pv["basic-memory"], better)
             row.append("" if r is None or unit == "share" else ("PASS" if r >= 3 else "MISS"))

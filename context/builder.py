@@ -82,11 +82,13 @@ def build_context(query: str, *, history: list[dict] | None = None,
     score_packets(g.candidates, g.query, profile)
 
     cost = lambda p: packet_cost(p, format, counter)  # noqa: E731
+    for p in g.candidates:
+        p.tokens = cost(p)
     container = 0 if format == "text" else (
         counter.count(STATE_HEADING) + counter.count(SUPPORT_HEADING) + 2 * (MESSAGE_OVERHEAD_TOKENS + 1))
     # Tools get their share of the budget, or more when the other candidates leave room anyway.
     open_room = max(0, budget - _skeleton(g, [], format, counter) - container)
-    wanted = sum(cost(p) for p in g.candidates)
+    wanted = sum(p.tokens for p in g.candidates)
     tool_room = max(int(profile.shares["tools"][1] * open_room), open_room - wanted)
     tools_kept, tools_dropped = select_tools(g.tools, g.query, tool_room, cost)
     system = g.system
@@ -114,11 +116,11 @@ def build_context(query: str, *, history: list[dict] | None = None,
                            "method": done[1]})
         return q
 
-    hist_total = sum(cost(p) for p in hist)
+    hist_total = sum(p.tokens for p in hist)
     reserve = 0
     if profile.condensed_share and hist_total > profile.shares["history"][1] * available:
         reserve = int(profile.condensed_share * available)
-    sel = select_packets(g.candidates, available - reserve, profile, cost=cost,
+    sel = select_packets(g.candidates, available - reserve, profile,
                          group_cost=lambda grp: group_cost(grp, format, counter),
                          min_relevance=min_relevance, shorten=shorten_packet)
 

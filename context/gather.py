@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
+from functools import lru_cache
 from typing import Any
 
 from . import packets as P
@@ -57,7 +58,12 @@ def parse_timestamp(value: Any, where: str) -> datetime | None:
 
 def day_label(ts: datetime) -> str:
     """The date shown above a day's turns: weekday too, since turns say "last Tuesday"."""
-    return f"{ts:%a} {ts.day} {ts:%b %Y}"
+    return _day_label(ts.date())
+
+
+@lru_cache(maxsize=4096)
+def _day_label(day: date) -> str:
+    return f"{day:%a} {day.day} {day:%b %Y}"
 
 
 def _text(value: Any) -> str:

@@ -48,7 +48,8 @@ class Packet:
     recency: float = 0.0
     score: float = 0.0
     tokens: int = 0
-    terms: list[str] = field(default_factory=list, repr=False)
+    # (normalised text, term set) for near-duplicate checks; computed on first use.
+    fingerprint: tuple[str, frozenset[str]] | None = field(default=None, repr=False, compare=False)
 
     # Filled by the compress stage when the content was shortened.
     compressed_from: int | None = None

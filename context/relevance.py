@@ -10,13 +10,14 @@ feedback to reach turns that use the answer's words rather than the question's.
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, OrderedDict
 from typing import Sequence
 
 from notes_store.analysis import index_terms, query_terms
 
 _MAX_CACHED = 100_000
 _terms_cache: dict[str, tuple[str, ...]] = {}
+_tf_cache: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
 
 
 def terms_of(text: str) -> tuple[str, ...]:
@@ -48,6 +49,18 @@ def _is_content_term(term: str) -> bool:
                 and any(c in _CJK_FUNCTION_CHARS for c in term))
 
 
+def _term_frequencies(doc: Sequence[str]) -> tuple[tuple[str, int], ...]:
+    """(term, count) pairs of a document, cached: the same turns are scored on every call."""
+    key = tuple(doc)
+    tf = _tf_cache.get(key)
+    if tf is None:
+        tf = tuple(Counter(key).items())
+        if len(_tf_cache) >= _MAX_CACHED:
+            _tf_cache.clear()
+        _tf_cache[key] = tf
+    return tf
+
+
 def terms_of_query(query: str) -> list[str]:
     """Distinct content terms of a query (question words and particles left out unless
     nothing else remains); index terms when the query analyzer finds none."""
@@ -67,9 +80,13 @@ class LexicalScorer:
         self.avg_len = (sum(self.lengths) / self.n) if self.n else 1.0
         self.postings: dict[str, list[tuple[int, int]]] = {}
         self.doc_terms = [frozenset(d) for d in docs]
+        postings = self.postings
         for i, doc in enumerate(docs):
-            for term, tf in Counter(doc).items():
-                self.postings.setdefault(term, []).append((i, tf))
+            for term, tf in _term_frequencies(doc):
+                if term in postings:
+                    postings[term].append((i, tf))
+                else:
+                    postings[term] = [(i, tf)]
 
     def idf(self, term: str) -> float:
         df = len(self.postings.get(term, ()))
@@ -119,8 +136,7 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
     """Relevance 0..1 of each text to the query (0 when it shares no term with it)."""
     if not texts:
         return []
-    docs = [terms_of(t) for t in texts]
-    scorer = LexicalScorer(docs)
+    scorer = _scorer_for(tuple(texts))
     qterms = terms_of_query(query)
     if not qterms:
         return [0.0] * len(texts)
@@ -136,6 +152,23 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
             scores = [s + m for s, m in zip(scores, more)]
     top = max(scores)
     return [s / top for s in scores] if top > 0 else scores
+
+
+_scorers: OrderedDict[tuple[str, ...], LexicalScorer] = OrderedDict()
+
+
+def _scorer_for(texts: tuple[str, ...]) -> LexicalScorer:
+    """A scorer over ``texts``, reused while the same candidates come back (several queries
+    against one history); only the few most recent corpora are kept."""
+    scorer = _scorers.get(texts)
+    if scorer is None:
+        scorer = LexicalScorer([terms_of(t) for t in texts])
+        _scorers[texts] = scorer
+        while len(_scorers) > 4:
+            _scorers.popitem(last=False)
+    else:
+        _scorers.move_to_end(texts)
+    return scorer
 
 
 def spread_to_neighbours(scores: Sequence[float], weight: float, window: int = 3,

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from functools import lru_cache
 from typing import Callable
 
 from . import packets as P
@@ -111,11 +113,14 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
             p.relevance = 1.0
     _fill_recency(candidates)
     n_hist = len(history)
+    # The newest tool result is the current state of the work, like the newest turns.
+    newest_tool = max((p for p in candidates if p.source == P.TOOL_RESULT),
+                      key=lambda p: (p.timestamp or datetime.min, p.position), default=None)
     for p in candidates:
         importance = p.importance if p.importance is not None else 0.5
         p.score = (profile.relevance_weight * p.relevance + profile.recency_weight * p.recency
                    + profile.importance_weight * importance + PRIORITY.get(p.source, 0.0))
-        if p.source == P.HISTORY and p.position >= n_hist - profile.recent_turns:
+        if (p.source == P.HISTORY and p.position >= n_hist - profile.recent_turns) or p is newest_tool:
             p.score += RECENT_BONUS
 
 
@@ -127,9 +132,13 @@ def _searchable(p: Packet) -> str:
     and year, so "what did we do in June 2023?" finds turns from then."""
     text = f"{p.title}\n{p.content}" if p.title else p.content
     if DATE_TERMS and p.source == P.HISTORY and p.timestamp is not None:
-        ts = p.timestamp
-        text = f"{text}\n{ts:%B %Y} {ts.year}年{ts.month}月"
+        text = text + _month_terms(p.timestamp.year, p.timestamp.month)
     return text
+
+
+@lru_cache(maxsize=1024)
+def _month_terms(year: int, month: int) -> str:
+    return f"\n{date(year, month, 1):%B} {year} {year}年{month}月"
 
 
 def _fill_recency(candidates: list[Packet]) -> None:
@@ -158,12 +167,20 @@ def _fill_recency(candidates: list[Packet]) -> None:
                 p.recency = 0.5 if source in (P.NOTE, P.MEMORY) else (p.position + 1) / len(items)
 
 
+def _fingerprint(p: Packet) -> tuple[str, frozenset[str]]:
+    """Whitespace- and case-normalised text and the term set, computed once per packet."""
+    if p.fingerprint is None:
+        p.fingerprint = (" ".join(p.content.split()).lower(), frozenset(terms_of(p.content)))
+    return p.fingerprint
+
+
 def _near_duplicate(a: Packet, b: Packet) -> bool:
     """Same text, or term sets that overlap by 80%+ (Jaccard) when both say something."""
-    if " ".join(a.content.split()).lower() == " ".join(b.content.split()).lower():
-        return len(a.content.strip()) >= 20 or a.source != P.HISTORY
-    ta, tb = set(a.terms), set(b.terms)
-    if len(ta) < 4 or len(tb) < 4:
+    (na, ta), (nb, tb) = _fingerprint(a), _fingerprint(b)
+    if na == nb:
+        return len(na) >= 20 or a.source != P.HISTORY
+    small, large = sorted((len(ta), len(tb)))
+    if small < 4 or small < 0.8 * large:  # Jaccard >= 0.8 needs sizes within 80%
         return False
     return len(ta & tb) / len(ta | tb) >= 0.8
 
@@ -180,10 +197,11 @@ Shortener = Callable[[Packet, int], "Packet | None"]
 
 
 def select_packets(candidates: list[Packet], available: int, profile: Profile, *,
-                   cost: Callable[[Packet], int], group_cost: Callable[[str], int],
+                   group_cost: Callable[[str], int],
                    min_relevance: float | None, shorten: Shortener | None = None,
                    max_compressions: int = 4) -> Selection:
-    """Pick whole packets, best first, within ``available`` tokens and the profile's shares."""
+    """Pick whole packets, best first, within ``available`` tokens and the profile's shares
+    (each packet's ``tokens`` must already hold its cost in the output format)."""
     sel = Selection()
     pool: list[Packet] = []
     for p in candidates:
@@ -191,7 +209,6 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
                 and p.relevance < min_relevance):
             sel.dropped.append((p, f"relevance {p.relevance:.2f} below min_relevance {min_relevance:.2f}"))
             continue
-        p.tokens = cost(p)
         pool.append(p)
     pool.sort(key=lambda p: (-p.score, -p.position))
     present = {SHARE_OF[p.source] for p in pool}
@@ -209,16 +226,14 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
         return group_cost(p.group) if p.group and p.group not in sel.groups else 0
 
     def admit(p: Packet) -> None:
-        if p.group and p.group not in sel.groups:
-            sel.groups.add(p.group)
         c = p.tokens + extra_cost(p)
+        if p.group:
+            sel.groups.add(p.group)
         sel.used += c
         usage[SHARE_OF[p.source]] = usage.get(SHARE_OF[p.source], 0) + c
         sel.selected.append(p)
 
     def duplicate_of(p: Packet) -> Packet | None:
-        if not p.terms:
-            p.terms = list(terms_of(p.content))
         for q in sel.selected:
             if q.source != P.TASK_STATE and _near_duplicate(p, q):
                 return q
@@ -261,9 +276,12 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
                 try_take(i, p, caps_min[share])
     # 2. Best first within maximum shares; 3. then whatever is left, caps lifted, because a
     # cap only exists to protect other sources and none of them wants the room any more.
+    smallest = min((p.tokens for p in pool), default=0)
     for capped in (True, False):
         for i, p in enumerate(pool):
-            if i not in taken and available - sel.used > 0:
+            if available - sel.used < smallest:
+                break  # nothing else can fit
+            if i not in taken:
                 try_take(i, p, caps_max[SHARE_OF[p.source]] if capped else None)
     for i, p in enumerate(pool):
         if i not in taken:
@@ -301,6 +319,6 @@ def select_tools(tools: list[Packet], query: str, room: int, cost: Callable[[Pac
 
 def with_content(p: Packet, content: str, method: str, cost: Callable[[Packet], int]) -> Packet:
     """A copy of ``p`` with shortened content, marked as compressed."""
-    q = replace(p, content=content, compressed_from=p.tokens, compression=method, terms=[])
+    q = replace(p, content=content, compressed_from=p.tokens, compression=method, fingerprint=None)
     q.tokens = cost(q)
     return q

@@ -44,7 +44,8 @@ def packet_text(p: Packet) -> str:
         if p.importance is not None and p.source == P.MEMORY:
             tag.append(f"importance {p.importance:.2f}")
         tag.append(f"relevance {p.relevance:.2f}")
-        head = f"[{' | '.join(tag)}]" + (f" {p.title}" if p.title else "")
+        title = p.title if p.title and p.title != p.label else ""  # memories' title is often their type
+        head = f"[{' | '.join(tag)}]" + (f" {title}" if title else "")
         return f"{head}\n{p.content}"
     if p.source == P.DOCUMENT:
         return f"[document {p.id} | relevance {p.relevance:.2f}]\n{p.content}"

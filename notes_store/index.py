@@ -246,6 +246,9 @@ class SearchIndex:
             # merged only once enough of them have piled up.
             writer.commit(merge=self._merge_next)
             self._merge_next = len(self._ix._segments()) > MAX_SEGMENTS
+        except FileNotFoundError as exc:
+            # The index folder or its files were deleted under us: no retry can succeed, so rebuild.
+            raise IndexCorrupt(f"index files missing: {exc}") from exc
         except OSError as exc:
             # Disk full, I/O error: the index keeps its previous, consistent generation.
             raise StorageError(f"the search index could not be updated ({exc.strerror or exc}); the files are "

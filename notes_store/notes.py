@@ -162,6 +162,7 @@ class NoteStore:
     def __init__(self, workspace: Workspace) -> None:
         self.ws = workspace
         self.collection: NoteCollection = workspace.collections["note"]  # type: ignore[assignment]
+        self._counts: tuple[int, dict[str, int], list[tuple[str, int]], list[dict[str, Any]]] | None = None
 
     # -- helpers ---------------------------------------------------------------
     def _path(self, note_id: str) -> Path:
@@ -322,12 +323,12 @@ class NoteStore:
         types = _check_types(note_type)
         tags = check_tags(tags)
         self.ws.refresh()
-        rows = self.ws.entries("note")
+        rows = self.ws.sorted_entries("note", _sort_key(sort), sort.removesuffix("_desc").removesuffix("_asc"),
+                                      sort.endswith("_desc"))
         if types:
             rows = [r for r in rows if r.meta["type"] in types]
         if tags:
             rows = [r for r in rows if set(tags) <= set(r.meta["tags"])]
-        rows.sort(key=_sort_key(sort), reverse=sort.endswith("_desc"))
         page = rows[offset:offset + limit]
         return NoteList([_note_from_row(r) for r in page], total=len(rows), limit=limit, offset=offset)
 
@@ -335,22 +336,26 @@ class NoteStore:
         """Totals by type, top tags, the five most recent notes and unreadable files."""
         self.ws.refresh()
         rows = self.ws.entries("note")
-        by_type = {t: 0 for t in NOTE_TYPES}
-        tag_counts: Counter[str] = Counter()
-        for r in rows:
-            by_type[r.meta["type"]] = by_type.get(r.meta["type"], 0) + 1
-            tag_counts.update(r.meta["tags"])
-        rows.sort(key=_sort_key("updated_desc"), reverse=True)
+        version = self.ws.catalogue.version
+        if self._counts is None or self._counts[0] != version:
+            by_type = {t: 0 for t in NOTE_TYPES}
+            tag_counts: Counter[str] = Counter()
+            for r in rows:
+                by_type[r.meta["type"]] = by_type.get(r.meta["type"], 0) + 1
+                tag_counts.update(r.meta["tags"])
+            conflicted = [{"id": r.id, "path": r.key, "readable": True} for r in rows if r.meta.get("conflict")]
+            self._counts = (version, by_type, tag_counts.most_common(10), conflicted)
+        _version, by_type, top_tags, conflicted = self._counts
+        recent = self.ws.sorted_entries("note", _sort_key("updated_desc"), "updated", True)[:5]
         folder = self.collection.folder_name + "/"
         unreadable = [{"path": p.path, "reason": p.reason} for p in sorted(self.ws.problems.values(), key=lambda p: p.path)
                       if p.path.startswith(folder)]
         # ctxnotes-git: conflicted notes (readable ones are indexed with a flag; others are unreadable)
-        conflicts = sorted([{"id": r.id, "path": r.key, "readable": True} for r in rows if r.meta.get("conflict")]
-                           + [{"id": Path(p["path"]).stem, "path": p["path"], "readable": False}
+        conflicts = sorted(conflicted + [{"id": Path(p["path"]).stem, "path": p["path"], "readable": False}
                               for p in unreadable if CONFLICT_REASON in p["reason"]], key=lambda c: c["path"])
-        return NoteSummary(total=len(rows), by_type=by_type,
-                           top_tags=[{"tag": t, "count": c} for t, c in tag_counts.most_common(10)],
-                           recent=[_note_from_row(r) for r in rows[:5]], unreadable=unreadable,
+        return NoteSummary(total=len(rows), by_type=dict(by_type),
+                           top_tags=[{"tag": t, "count": c} for t, c in top_tags],
+                           recent=[_note_from_row(r) for r in recent], unreadable=unreadable,
                            conflicts=conflicts)
 
 

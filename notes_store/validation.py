@@ -59,7 +59,9 @@ def check_content(value: Any, max_bytes: int, what: str = "content") -> str:
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidInput(f"{what} contains unpaired surrogate characters; send valid Unicode text") from None
-    return value.replace("\r\n", "\n")
+    # Every line break becomes "\n" (a lone "\r" too): the file reader turns CRLF into LF, so content keeping
+    # a "\r" before a "\n" (e.g. a trailing "\r", or "\r\r\n") would come back different from what was saved.
+    return value.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def check_tags(value: Any) -> list[str]:

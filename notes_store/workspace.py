@@ -9,6 +9,7 @@ changed or ``rescan_interval`` passed), and after its own writes.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import os
 import secrets
@@ -58,6 +59,30 @@ class Entry:
         return self.path.stem
 
 
+_versions = itertools.count(1)
+
+
+class Catalogue(dict):
+    """The in-memory rows of every indexed file, with a version that changes on every mutation
+    (listings cache their sorted order against it)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.version = next(_versions)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        self.version = next(_versions)
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self.version = next(_versions)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self.version = next(_versions)
+        return super().pop(key, *default)
+
+
 @dataclass
 class WriteEvent:
     """A file a store has just written or deleted durably (for listeners such as Git auto-commit)."""
@@ -95,7 +120,8 @@ class Workspace:
         self.clock = clock
         self.index_dir = self.root / INDEX_DIR
         self.lock = WorkspaceLock(self.index_dir / "lock")
-        self.catalogue: dict[str, Entry] = {}
+        self.catalogue: Catalogue = Catalogue()
+        self._entries_cache: dict[str, tuple[int, list[Entry]]] = {}
         self.problems: dict[str, Problem] = {}
         self.events: list[str] = []  # what recovery did, for doctor/summary
         self._index = SearchIndex(self.index_dir / "whoosh")
@@ -209,7 +235,7 @@ class Workspace:
             if kind not in self.collections:
                 continue
             catalogue[key] = Entry(key, kind, self.root / key, row.get("_mtime_ns", 0), row.get("_size", -1), row)
-        self.catalogue = catalogue
+        self.catalogue = Catalogue(catalogue)
 
     # -- scanning ------------------------------------------------------------
     def _scan(self) -> tuple[dict[str, tuple[str, int, int]], dict[str, int]]:
@@ -373,7 +399,7 @@ class Workspace:
     def _rebuild_locked(self, reason: str, quiet: bool = False) -> None:
         self._event(f"rebuilding the index from the files: {reason}", quiet)
         found, stamps = self._scan()
-        self.catalogue = {}
+        self.catalogue = Catalogue()
         self._pending.clear()
         self._lazy.clear()
 
@@ -497,8 +523,24 @@ class Workspace:
         self.flush(include_lazy=False)
 
     def entries(self, kind: str) -> list[Entry]:
+        """The catalogue rows of one kind (a fresh list; cached until the catalogue changes)."""
         with self._mutex:
-            return [e for e in self.catalogue.values() if e.kind == kind]
+            cached = self._entries_cache.get(kind)
+            if cached is None or cached[0] != self.catalogue.version:
+                cached = (self.catalogue.version, [e for e in self.catalogue.values() if e.kind == kind])
+                self._entries_cache[kind] = cached
+            return list(cached[1])
+
+    def sorted_entries(self, kind: str, key: Callable[[Entry], Any], name: str, reverse: bool) -> list[Entry]:
+        """Rows of one kind in ``key`` order, cached per ``name`` until the catalogue changes."""
+        with self._mutex:
+            cache_key = f"{kind}:{name}:{reverse}"
+            cached = self._entries_cache.get(cache_key)
+            if cached is None or cached[0] != self.catalogue.version:
+                version = self.catalogue.version
+                cached = (version, sorted(self.entries(kind), key=key, reverse=reverse))
+                self._entries_cache[cache_key] = cached
+            return cached[1]
 
     def search(self, units: Sequence[QueryUnit], filters: Filters, limit: int,
                match_all: bool = True) -> tuple[list[tuple[Entry, float]], int]:

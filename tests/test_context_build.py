@@ -339,3 +339,11 @@ def test_long_system_instructions_are_shortened_visibly():
     res = build_context("hi", system_instructions=system, max_tokens=300)
     assert res.tokens <= res.budget and CUT_MARK in res.context
     assert any("system instructions shortened" in w for w in res.warnings)
+
+
+def test_newest_tool_result_is_kept_even_when_off_topic():
+    res = build_context("What is blocking the login?", history=turns(200), task_state={"goal": "ship SSO"},
+                        tool_results=[{"tool": "pytest", "result": "old run: 5 failed"},
+                                      {"tool": "pytest", "result": "2 failed, 40 passed"}], max_tokens=500)
+    assert "[tool_result pytest]\n2 failed, 40 passed" in res.context
+    assert res.tokens <= res.budget

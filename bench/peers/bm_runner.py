@@ -160,6 +160,8 @@ def main() -> None:
     out["reopen"] = {"seconds": summary(re_times)}
     out["notes"].append(f"cold index = 'bm project index' on {n} fresh notes, one run; reopen = the same command "
                         f"with no changes (both include its CLI start, 'bm --version' takes {out['cli_start_s']:.1f} s)")
+    out["notes"].append("in process = its MCP tool functions (search_notes with search_type='text', write_note; "
+                        "overwrite=True as update) awaited in one event loop, as its CLI does")
     asyncio.run(in_process(job, out))
     print(json.dumps(out, default=str))
 

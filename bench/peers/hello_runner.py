@@ -86,6 +86,7 @@ def main() -> None:
                         "index (search reads every note file), so it has no cold-index figure")
     tail = ctimes[-min(200, len(ctimes)):]
     out["writes"] = {"create_ms": summary(tail), "create_per_s": 1000 / statistics.mean(tail)}
+    out["notes"].append("no MCP server of its own (a Python tool class): no MCP, start or RSS figures")
     out["notes"].append(f"create latency = the last {len(tail)} creates (at {done} notes); "
                         "writes are not fsync'd")
     # Updates of existing notes.

@@ -76,7 +76,8 @@ def content_ok(content: Any, limit: int) -> bool:
 
 
 def norm_content(content: str) -> str:
-    return content.replace("\r\n", "\n")
+    """What the store keeps: universal newlines (CRLF and lone CR become LF)."""
+    return content.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def tags_ok(tags: Any) -> bool:

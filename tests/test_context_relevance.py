@@ -1,0 +1,80 @@
+"""Relevance, compression helpers and Chinese input."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+
+from context import TokenCounter, build_context
+from context.compress import CUT_MARK, condense_history, extractive_shorten, split_sentences
+from context.gather import gather_history
+from context.relevance import lexical_relevance, spread_to_neighbours, terms_of_query
+
+COUNTER = TokenCounter()
+
+
+def test_query_terms_drop_question_words_but_never_everything():
+    assert terms_of_query("What did Melanie paint?") == ["melani", "paint"]
+    assert terms_of_query("what did he do") == ["what", "did", "he", "do"]
+    terms = terms_of_query("数据模型层的重构是什么时候完成的？")
+    assert "重构" in terms and "什么" not in terms and "的重" not in terms
+
+
+def test_lexical_relevance_prefers_turns_covering_the_query():
+    texts = ["the cat sat", "deploy pipeline failed on staging", "staging is fine", "pipeline ok"]
+    rel = lexical_relevance("why did the staging deploy pipeline fail?", texts)
+    assert rel.index(max(rel)) == 1 and rel[1] == 1.0 and rel[0] == 0.0
+
+
+def test_spread_to_neighbours_decays_and_respects_segments():
+    out = spread_to_neighbours([0, 0, 1.0, 0, 0, 0], weight=0.5, window=2, decay=0.5)
+    assert out == [0.25, 0.5, 1.0, 0.5, 0.25, 0.0]
+    out = spread_to_neighbours([0, 1.0, 0], weight=0.5, window=1, segments=["a", "a", "b"])
+    assert out == [0.5, 1.0, 0.0]
+
+
+def test_chinese_history_finds_the_relevant_turn():
+    start = datetime(2026, 3, 1, 10)
+    filler = ["我们讨论了登录页面的样式。", "午饭吃了面条，味道不错。", "测试环境今天有点慢。",
+              "下周要准备季度汇报。", "新同事加入了前端小组。"]
+    hist = [{"role": "user" if i % 2 else "assistant", "content": f"{filler[i % 5]}（第{i}条）",
+             "timestamp": start + timedelta(hours=i)} for i in range(200)]
+    hist[37]["content"] = "已完成数据模型层的重构，下一步是接口层。"
+    res = build_context("数据模型层的重构完成了吗？", history=hist, max_tokens=400)
+    assert hist[37]["content"] in res.context
+    assert res.tokens <= res.budget
+
+
+def test_extractive_shorten_keeps_relevant_sentences_and_marks_cuts():
+    text = " ".join(f"Filler sentence number {i} about nothing much." for i in range(40))
+    text += " The password rotation happens every 90 days. " + text
+    short = extractive_shorten(text, terms_of_query("how often is the password rotated?"), 40, COUNTER)
+    assert short is not None and COUNTER.count(short) <= 40
+    assert "The password rotation happens every 90 days." in short
+    assert short.count(CUT_MARK) >= 2 and short.endswith(CUT_MARK)
+    assert extractive_shorten("short text", [], 40, COUNTER) == "short text"
+
+
+def test_split_sentences_handles_chinese_and_english():
+    assert split_sentences("One. Two? 三。四！\nfive") == ["One.", "Two?", "三。", "四！", "five"]
+
+
+def test_condense_history_is_bounded_and_chronological():
+    hist = gather_history([{"role": "user", "content": f"Message {i}: we decided to use plan {i}."}
+                           for i in range(50)])
+    text, n = condense_history(hist, terms_of_query("which plan?"), 120, COUNTER)
+    assert COUNTER.count(text) <= 120 and text.startswith("Earlier conversation (condensed")
+    nums = [int(line.split("Message ")[1].split(":")[0]) for line in text.splitlines()[1:]]
+    assert nums == sorted(nums) and 0 < n == len(nums) < 50
+
+
+def test_600_turn_history_is_fast():
+    hist = [{"role": "user" if i % 2 else "assistant", "content": f"Turn {i}: notes on topic {i % 37} "
+             f"with detail {i * 13} and a longer tail of words to count {i}."} for i in range(600)]
+    build_context("What was said about topic 5?", history=hist, max_tokens=2000)  # warm caches
+    t0 = time.perf_counter()
+    for _ in range(3):
+        res = build_context("What was said about topic 5?", history=hist, max_tokens=2000)
+    per_call = (time.perf_counter() - t0) / 3
+    assert res.tokens <= res.budget
+    assert per_call < 1.0, f"{per_call * 1000:.0f} ms per call"  # bench/quality.py measures p95 properly
