@@ -121,7 +121,7 @@ def evaluate(path: Path, budgets: tuple[int, ...]) -> dict:
 def timing(path: Path, turns: int = 600, budget: int = 2000, runs: int = 40) -> dict:
     """build_context latency with a ``turns``-turn history (the conversation, extended by
     repeating it with distinct suffixes), in three situations:
-    first call in the process (loads the encoding, nothing cached); the same history asked
+    the first call on a history not seen before (texts not yet counted); the same history asked
     different questions; and an agent loop where the history grows by one turn per call."""
     history, _, questions = load_conversation(path, quiet=True)
     long = [dict(t, content=f"{t['content']} ({k})" if k else t["content"], id=f"{t['id']}#{k}")
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"outputs over budget: {res['over_budget']}")
     t = timing(args.data)
     print(f"build_context latency, {t['turns']}-turn history, {t['budget']}-token budget, {t['runs']} runs each:")
-    print(f"  first call in process (loads encoding): {t['first_ms']:.1f} ms")
+    print(f"  first call on a new 600-turn history:  {t['first_ms']:.1f} ms")
     print(f"  same history, new questions:          median {t['same_median_ms']:.1f} ms, p95 {t['same_p95_ms']:.1f} ms")
     print(f"  history growing one turn per call:    median {t['growing_median_ms']:.1f} ms, "
           f"p95 {t['growing_p95_ms']:.1f} ms")

@@ -17,7 +17,7 @@ from notes_store.analysis import index_terms, query_terms
 
 _MAX_CACHED = 100_000
 _terms_cache: dict[str, tuple[str, ...]] = {}
-_tf_cache: dict[tuple[str, ...], tuple[tuple[str, int], ...]] = {}
+_tf_cache: dict[tuple[str, ...], dict[str, int]] = {}
 
 
 def terms_of(text: str) -> tuple[str, ...]:
@@ -49,12 +49,12 @@ def _is_content_term(term: str) -> bool:
                 and any(c in _CJK_FUNCTION_CHARS for c in term))
 
 
-def _term_frequencies(doc: Sequence[str]) -> tuple[tuple[str, int], ...]:
-    """(term, count) pairs of a document, cached: the same turns are scored on every call."""
+def _term_frequencies(doc: Sequence[str]) -> dict[str, int]:
+    """Term -> count of a document, cached (the same turns are scored on every call; read-only)."""
     key = tuple(doc)
     tf = _tf_cache.get(key)
     if tf is None:
-        tf = tuple(Counter(key).items())
+        tf = dict(Counter(key))
         if len(_tf_cache) >= _MAX_CACHED:
             _tf_cache.clear()
         _tf_cache[key] = tf
@@ -69,27 +69,32 @@ def terms_of_query(query: str) -> list[str]:
 
 
 class LexicalScorer:
-    """BM25 over a fixed list of documents (term tuples), with IDF from those documents."""
+    """BM25 over a fixed list of documents (term tuples), with IDF from those documents.
+
+    Postings are built lazily for the terms a query uses: a query has a handful of
+    terms, a history has thousands, and the history changes on every call.
+    """
 
     K1 = 1.2
     B = 0.75
 
     def __init__(self, docs: Sequence[Sequence[str]]) -> None:
         self.n = len(docs)
+        self.tfs = [_term_frequencies(d) for d in docs]
         self.lengths = [len(d) for d in docs]
         self.avg_len = (sum(self.lengths) / self.n) if self.n else 1.0
-        self.postings: dict[str, list[tuple[int, int]]] = {}
-        self.doc_terms = [frozenset(d) for d in docs]
-        postings = self.postings
-        for i, doc in enumerate(docs):
-            for term, tf in _term_frequencies(doc):
-                if term in postings:
-                    postings[term].append((i, tf))
-                else:
-                    postings[term] = [(i, tf)]
+        self._postings: dict[str, list[tuple[int, int]]] = {}
+
+    def postings(self, term: str) -> list[tuple[int, int]]:
+        """(document index, term frequency) of every document containing ``term``."""
+        found = self._postings.get(term)
+        if found is None:
+            found = [(i, tf[term]) for i, tf in enumerate(self.tfs) if term in tf]
+            self._postings[term] = found
+        return found
 
     def idf(self, term: str) -> float:
-        df = len(self.postings.get(term, ()))
+        df = len(self.postings(term))
         return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
 
     def bm25(self, weights: dict[str, float]) -> list[float]:
@@ -97,7 +102,7 @@ class LexicalScorer:
         scores = [0.0] * self.n
         k1, b, avg = self.K1, self.B, self.avg_len or 1.0
         for term, w in weights.items():
-            posting = self.postings.get(term)
+            posting = self.postings(term)
             if not posting:
                 continue
             idf = self.idf(term) * w
@@ -112,7 +117,7 @@ class LexicalScorer:
         cov = [0.0] * self.n
         for t in terms:
             idf = self.idf(t)
-            for i, _tf in self.postings.get(t, ()):
+            for i, _tf in self.postings(t):
                 cov[i] += idf / total
         return cov
 
@@ -124,8 +129,8 @@ class LexicalScorer:
         qset = set(query)
         hits: Counter[str] = Counter()
         for i in ranked[:top_docs]:
-            hits.update(t for t in self.doc_terms[i] if t not in qset)
-        scored = {t: c * self.idf(t) for t, c in hits.items() if c >= 2 and len(self.postings[t]) >= 2}
+            hits.update(t for t in self.tfs[i] if t not in qset)
+        scored = {t: c * self.idf(t) for t, c in hits.items() if c >= 2}
         best = sorted(scored, key=scored.get, reverse=True)[:max_terms]
         top = max((scored[t] for t in best), default=1.0)
         return {t: scored[t] / top for t in best}

@@ -179,7 +179,7 @@ def _near_duplicate(a: Packet, b: Packet) -> bool:
     (na, ta), (nb, tb) = _fingerprint(a), _fingerprint(b)
     if na == nb:
         return len(na) >= 20 or a.source != P.HISTORY
-    small, large = sorted((len(ta), len(tb)))
+    small, large = min(len(ta), len(tb)), max(len(ta), len(tb))
     if small < 4 or small < 0.8 * large:  # Jaccard >= 0.8 needs sizes within 80%
         return False
     return len(ta & tb) / len(ta | tb) >= 0.8

@@ -6,6 +6,7 @@ import contextlib
 import fcntl
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -82,14 +83,35 @@ class WorkspaceLock:
     """An exclusive lock shared by every thread and process on one workspace.
 
     ``flock`` is released by the kernel when a process dies, so a lock "left
-    behind" by a killed writer never blocks anyone. Re-entrant per thread.
+    behind" by a killed writer never blocks anyone. A live process that holds
+    it longer than ``timeout`` seconds (hung, or stopped in a debugger) gets a
+    clear ``StorageError`` naming its pid instead of an endless wait.
+    Re-entrant per thread.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, timeout: float = 60.0) -> None:
         self._path = path
+        self.timeout = timeout
         self._thread_lock = threading.RLock()
         self._depth = 0
         self._fd: int | None = None
+
+    def _acquire(self, fd: int) -> None:
+        deadline = time.monotonic() + self.timeout
+        delay = 0.001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "another process"
+                    raise StorageError(f"the workspace is locked by {holder} for over {self.timeout:.0f} s; "
+                                       "if that process is hung, stop it (the lock is released when it exits)") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[None]:
@@ -98,7 +120,7 @@ class WorkspaceLock:
                 self._path.parent.mkdir(parents=True, exist_ok=True)
                 fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
                 try:
-                    fcntl.flock(fd, fcntl.LOCK_EX)
+                    self._acquire(fd)
                 except BaseException:
                     os.close(fd)
                     raise

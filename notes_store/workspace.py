@@ -62,6 +62,19 @@ class Entry:
 _versions = itertools.count(1)
 
 
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        number = int(value)
+        if number <= 0:
+            raise ValueError
+    except ValueError:
+        raise StorageError(f"{name}={value!r} must be a positive whole number of bytes") from None
+    return number
+
+
 class Catalogue(dict):
     """The in-memory rows of every indexed file, with a version that changes on every mutation
     (listings cache their sorted order against it)."""
@@ -111,12 +124,13 @@ class Workspace:
     """The folder a store works on; shared by the note and memory stores."""
 
     def __init__(self, root: str | os.PathLike[str], collections: Sequence[Collection], *,
-                 rescan_interval: float = 2.0, max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
+                 rescan_interval: float = 2.0, max_content_bytes: int | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         self.root = Path(root).expanduser().resolve()
         self.collections = {c.kind: c for c in collections}
         self.rescan_interval = rescan_interval
-        self.max_content_bytes = max_content_bytes
+        self.max_content_bytes = max_content_bytes or _env_int("CTXNOTES_MAX_CONTENT_BYTES",
+                                                               DEFAULT_MAX_CONTENT_BYTES)
         self.clock = clock
         self.index_dir = self.root / INDEX_DIR
         self.lock = WorkspaceLock(self.index_dir / "lock")

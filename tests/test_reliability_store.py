@@ -186,3 +186,36 @@ def test_full_disk_gives_clear_error_and_keeps_notes(tiny_fs):
         ws.close()
     except StorageError:
         pass
+
+
+def test_lock_held_by_a_hung_process_gives_a_clear_error(tmp_path):
+    root = tmp_path / "w"
+    ws = open_workspace(root)
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import fcntl, os, sys, time
+        fd = os.open({str(root / '.index' / 'lock')!r}, os.O_RDWR)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0); os.pwrite(fd, b"pid %d" % os.getpid(), 0)
+        print("locked", flush=True)
+        time.sleep(60)
+    """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        ws.lock.timeout = 0.3
+        with pytest.raises(StorageError, match=f"locked by pid {holder.pid}"):
+            ws.notes.create("blocked", "x")
+        assert os.listdir(root / "notes") == []
+    finally:
+        holder.kill()
+        holder.wait()
+    assert ws.notes.create("free again", "x").title == "free again"
+    ws.close()
+
+
+def test_content_limit_from_the_environment(tmp_path, monkeypatch):
+    from notes_store import InvalidInput
+    monkeypatch.setenv("CTXNOTES_MAX_CONTENT_BYTES", "100")
+    ws = open_workspace(tmp_path / "w")
+    with pytest.raises(InvalidInput, match="limit of 100 bytes"):
+        ws.notes.create("big", "x" * 101)
+    ws.close()
