@@ -89,6 +89,15 @@ WRITER = textwrap.dedent("""
 """)
 
 
+def _all_ids(ws) -> set[str]:
+    ids: set[str] = set()
+    while True:
+        page = ws.notes.list(limit=1000, offset=len(ids)).notes
+        if not page:
+            return ids
+        ids |= {n.id for n in page}
+
+
 def test_sigkill_at_random_moments_loses_nothing_acknowledged(tmp_path):
     root = tmp_path / "w"
     open_workspace(root).close()
@@ -110,7 +119,7 @@ def test_sigkill_at_random_moments_loses_nothing_acknowledged(tmp_path):
     for name in files:  # no partial or corrupt note
         parse_document((root / "notes" / name).read_bytes())
     assert ws.notes.summary().unreadable == []
-    present = {n.id for n in ws.notes.list(limit=1000).notes}
+    present = _all_ids(ws)
     assert acknowledged <= present
     assert len(acknowledged) > 20
     found = ws.notes.search("survivor", limit=100).total
