@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .analysis import QueryUnit, query_units
-from .document import BadFile, dump_document, ordered_meta, parse_document
+from .document import BadFile, dump_document, ordered_meta
 from .errors import InvalidInput, NotFound, StorageError
 from .fsio import atomic_write, durable_unlink
 from .index import Filters, IndexEntry
+from .item_files import read_item
 from .memory_model import (MEMORY_KEYS, MEMORY_SORTS, MEMORY_TYPES, PROMOTIONS, STRATEGIES, IMPORTANCE_DIGITS,
                            MAX_SOURCE_CHARS, ConsolidateResult, ForgetResult, Memory, MemoryCollection,
                            MemoryConfig, MemoryHit, MemoryList, MemorySearchResult, MemorySummary, Moved,
@@ -392,22 +393,8 @@ class MemoryStore:
         """Read and parse a memory file: (front matter, index entry, path)."""
         memory_id = check_id(memory_id, "memory_id")
         path = self._path(memory_id)
-        if os.path.islink(path):
-            raise InvalidInput(f"memory {memory_id} is a symbolic link, which ctxnotes does not follow; "
-                               "replace it with a regular file")
-        try:
-            with open(path, "rb") as fh:
-                raw = fh.read()
-        except FileNotFoundError:
-            raise NotFound(f"no memory with id {memory_id!r}; use memory search or memory list to find ids") from None
-        except OSError as exc:
-            raise StorageError(f"cannot read memory {memory_id}: {exc.strerror or exc}") from exc
-        try:
-            doc = parse_document(raw)
-            entry = self.collection.parse(path, raw, doc)
-        except BadFile as exc:
-            raise InvalidInput(f"memory {memory_id} cannot be read: {exc}; fix the file by hand ({path}) "
-                               "or delete it") from None
+        doc, entry = read_item(path, memory_id, "memory", "use memory search or memory list to find ids",
+                               self.collection)
         return doc.meta, entry, path
 
     @staticmethod

@@ -18,10 +18,11 @@ from typing import Any, Sequence
 from .analysis import query_units
 from .document import (BadFile, Document, content_from_body, dump_document, ordered_meta,
                        titled_body)
-from .errors import InvalidInput, NotFound, StorageError
+from .errors import InvalidInput, NotFound
 from .fsio import atomic_write, durable_unlink
 from .git_conflicts import CONFLICT_REASON, has_conflict_markers, parse_conflicted  # ctxnotes-git: conflict flagging
 from .index import Filters, IndexEntry
+from .item_files import read_item
 from .snippets import make_snippet
 from .validation import (check_choice, check_content, check_id, check_paging, check_tags, check_title,
                          iso_now, parse_time)
@@ -181,22 +182,8 @@ class NoteStore:
         """Read and parse a note file: (front matter, index entry, path); NotFound/InvalidInput otherwise."""
         note_id = check_id(note_id)
         path = self._path(note_id)
-        if os.path.islink(path):
-            raise InvalidInput(f"note {note_id} is a symbolic link, which ctxnotes does not follow; "
-                               "replace it with a regular file")
-        try:
-            with open(path, "rb") as fh:
-                raw = fh.read()
-        except FileNotFoundError:
-            raise NotFound(f"no note with id {note_id!r}; use note_search or note_list to find existing ids") from None
-        except OSError as exc:
-            raise StorageError(f"cannot read note {note_id}: {exc.strerror or exc}") from exc
-        try:
-            doc, _conflicted = parse_conflicted(raw)  # ctxnotes-git: readable despite conflict markers
-            entry = self.collection.parse(path, raw, doc)
-        except BadFile as exc:
-            raise InvalidInput(f"note {note_id} cannot be read: {exc}; fix the file by hand "
-                               f"({path}) or delete it") from None
+        doc, entry = read_item(path, note_id, "note", "use note_search or note_list to find existing ids",
+                               self.collection, parse=lambda raw: parse_conflicted(raw)[0])  # conflicts stay readable
         return doc.meta, entry, path
 
     def _to_note(self, entry: IndexEntry, path: Path, front: dict[str, Any]) -> Note:
