@@ -13,7 +13,7 @@ import math
 from collections import Counter, OrderedDict
 from typing import Sequence
 
-from notes_store.analysis import index_terms, query_terms
+from notes_store.analysis import index_terms, is_content_term, query_terms
 
 _MAX_CACHED = 100_000
 _terms_cache: dict[str, tuple[str, ...]] = {}
@@ -29,24 +29,6 @@ def terms_of(text: str) -> tuple[str, ...]:
             _terms_cache.clear()
         _terms_cache[text] = terms
     return terms
-
-
-# Words that shape a question but do not say what it is about. The index's stop list is
-# short (it must keep phrases searchable); for ranking turns against a question these
-# only add noise. Chinese: bigrams holding a particle or pronoun straddle word edges.
-_QUESTION_WORDS = ("what which who whom whose why how where did do does done doing was were been "
-                   "has had would could should might must shall she he her hers his him they them "
-                   "their i me my mine our ours any some kind type sort about there than then also its "
-                   "into just more most other such only own same so too very ever")
-_CJK_FUNCTION_CHARS = set("的了吗呢吧啊么是在有和与及也都就还他她它们我你什怎哪谁")
-QUERY_STOP_TERMS = frozenset(t for w in _QUESTION_WORDS.split() for t in index_terms(w))
-
-
-def _is_content_term(term: str) -> bool:
-    if term in QUERY_STOP_TERMS:
-        return False
-    return not (term and all("\u3400" <= c <= "\u9fff" for c in term)
-                and any(c in _CJK_FUNCTION_CHARS for c in term))
 
 
 def _term_frequencies(doc: Sequence[str]) -> dict[str, int]:
@@ -65,7 +47,7 @@ def terms_of_query(query: str) -> list[str]:
     """Distinct content terms of a query (question words and particles left out unless
     nothing else remains); index terms when the query analyzer finds none."""
     terms = query_terms(query) or list(dict.fromkeys(index_terms(query)))
-    return [t for t in terms if _is_content_term(t)] or terms
+    return [t for t in terms if is_content_term(t)] or terms
 
 
 class LexicalScorer:

@@ -135,3 +135,31 @@ def query_terms(query: str) -> list[str]:
         for term in unit.terms:
             seen.setdefault(term, None)
     return list(seen)
+
+
+# Words that shape a question but do not say what it is about ("what did we decide about
+# the schema?"). The index keeps them (phrases stay searchable); a query drops them when
+# it has other words. Chinese: bigrams holding a particle or pronoun straddle word edges.
+_QUESTION_WORDS = ("what which who whom whose why how where did do does done doing was were been "
+                   "has had would could should might must shall she he her hers his him they them "
+                   "their i me my mine our ours any some kind type sort about there than then also its "
+                   "into just more most other such only own same so too very ever")
+_CJK_FUNCTION_CHARS = set("的了吗呢吧啊么是在有和与及也都就还他她它们我你什怎哪谁")
+QUESTION_TERMS = frozenset(t for w in _QUESTION_WORDS.split() for t in index_terms(w))
+
+
+def is_content_term(term: str) -> bool:
+    """False for question words and for CJK bigrams that hold a particle or pronoun."""
+    if term in QUESTION_TERMS:
+        return False
+    return not (term and all("\u3400" <= c <= "\u9fff" for c in term)
+                and any(c in _CJK_FUNCTION_CHARS for c in term))
+
+
+def content_units(units: list[QueryUnit]) -> list[QueryUnit]:
+    """The units that say what a query is about; all of them if none would remain.
+
+    Phrases are kept whole (a quoted phrase means exactly those words).
+    """
+    kept = [u for u in units if u.is_phrase or is_content_term(u.terms[0])]
+    return kept or units

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from .analysis import query_units
+from .analysis import content_units, query_units
 from .document import (BadFile, Document, content_from_body, dump_document, ordered_meta,
                        titled_body)
 from .errors import InvalidInput, NotFound
@@ -275,7 +275,7 @@ class NoteStore:
         filters = Filters(kind="note", types=_check_types(note_type), tags=check_tags(tags) or None,
                           updated_after=parse_time(updated_after, "updated_after") if updated_after else None,
                           updated_before=parse_time(updated_before, "updated_before") if updated_before else None)
-        units = query_units(query)
+        units = content_units(query_units(query))
         want = offset + limit
         rows, total = self.ws.search(units, filters, want, match_all=True)
         total_all = total

@@ -431,3 +431,13 @@ def test_memory_access_updates_do_not_commit_the_index_on_every_search(ws):
         assert ws.memory.search("quarterly report").hits
     assert ws._index._generation == generation  # no commit, no new searcher
     assert ws.memory.search("quarterly report", limit=1).hits[0].memory.access_count == 6
+
+
+def test_question_words_do_not_decide_the_match(ws):
+    answer = ws.notes.create("Storage decision", "We picked Postgres for the database")
+    ws.notes.create("Standup", "What did the intern do? What was hard? Which tasks were done?")
+    result = ws.notes.search("what database did we pick?")
+    assert result.hits[0].note.id == answer.id
+    assert result.matched == "all" and result.total == 1
+    # a query made only of question words still searches with them
+    assert ws.notes.search("what did").hits[0].note.title == "Standup"
