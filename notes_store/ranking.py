@@ -169,16 +169,24 @@ class Ranker:
         for i in range(len(terms) - 1, -1, -1):
             remaining[i] = remaining[i + 1] + terms[i][2]
         scores: dict[int, float] = {}
+        pruning = False
         for i, (docs, idf, _ub) in enumerate(terms):
-            if i and len(scores) >= limit:
+            if not pruning and i and len(scores) >= limit:
                 kth = heapq.nlargest(limit, (s for d, s in scores.items() if d in allowed))
-                if len(kth) >= limit and kth[-1] > remaining[i]:
-                    # No unseen document can reach the top any more.
+                # Once no unseen document can reach the top, that stays true: the
+                # remaining bound only shrinks and the k-th score only grows.
+                pruning = len(kth) >= limit and kth[-1] > remaining[i]
+            if pruning:
+                if len(docs) < len(scores):
+                    for d, part in docs.items():
+                        if d in scores:
+                            scores[d] += idf * part
+                else:
                     for d in scores:
                         part = docs.get(d)
                         if part:
                             scores[d] += idf * part
-                    continue
+                continue
             get = scores.get
             for d, part in docs.items():
                 scores[d] = get(d, 0.0) + idf * part

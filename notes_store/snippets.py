@@ -20,23 +20,39 @@ def _is_cjk(term: str) -> bool:
     return bool(_TOKEN_RE.fullmatch(term)) and _TOKEN_RE.fullmatch(term).group("cjk") is not None
 
 
-def find_matches(text: str, terms: set[str]) -> list[tuple[int, int]]:
-    """Character spans in ``text`` whose analyzed form is one of ``terms``."""
+def find_matches(text: str, terms: set[str], settle: int | None = None) -> list[tuple[int, int]]:
+    """Character spans in ``text`` whose analyzed form is one of ``terms``.
+
+    With ``settle``, scanning stops once every term has been seen and ``settle``
+    more characters passed without a new one: enough to place a snippet.
+    """
     latin = {t for t in terms if not _is_cjk(t)}
     cjk = [t for t in terms if t not in latin]
     prefixes = {t[:3] for t in latin}
     spans: list[tuple[int, int]] = []
+    unseen = set(terms)
+    last_new = 0
     for m in _TOKEN_RE.finditer(text):
+        if settle is not None and not unseen and m.start() > last_new + settle:
+            break
         run = m.group("cjk")
         if run is None:
             word = m.group(0).lower()
-            if word[:3] in prefixes and (word in latin or _stem(word) in latin):
-                spans.append((m.start(), m.end()))
+            if word[:3] in prefixes:
+                term = word if word in latin else _stem(word)
+                if term in latin:
+                    spans.append((m.start(), m.end()))
+                    if term in unseen:
+                        unseen.discard(term)
+                        last_new = m.start()
             continue
         for term in cjk:
             pos = run.find(term)
             while pos != -1:
                 spans.append((m.start() + pos, m.start() + pos + len(term)))
+                if term in unseen:
+                    unseen.discard(term)
+                    last_new = m.start() + pos
                 pos = run.find(term, pos + 1)
     spans.sort()
     return spans
@@ -48,7 +64,7 @@ def make_snippet(text: str, terms: set[str], width: int = 180, mark: str = "**")
     Falls back to the start of the text when nothing matches (e.g. a title-only hit).
     """
     scan = text[:MAX_SCAN_CHARS]
-    spans = find_matches(scan, terms) if terms else []
+    spans = find_matches(scan, terms, settle=width) if terms else []
     if not spans:
         flat = " ".join(text[:width * 2].split())
         return flat[:width] + ("…" if len(flat) > width else "")
