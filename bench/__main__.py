@@ -77,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
                                  "platform": platform.platform()},
                      "pages": {"en": len(en), "zh": len(zh)}, "sizes": {}, "args": vars(args) | {
                          "scratch": str(scratch), "out": str(args.out), "md_out": str(args.md_out)}}
+    results["load_average"] = {"start": os.getloadavg()[0]}
     for n in sizes:
         notes = C.corpus(en, zh, n)
         ws_dir = scratch / f"ws-{n}"
@@ -86,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_mcp:
             res["mcp"] = mcp_stdio.run(ws_dir, notes, quick=args.quick, repeat=args.repeat, progress=progress)
         results["sizes"][n] = {"ours": res, "peers": {}}
+        results["load_average"][f"after {n}"] = os.getloadavg()[0]
     if run_peers:
         from . import peers as P
         wanted = [p.strip() for p in args.peers.split(",") if p.strip()]
@@ -95,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             progress(f"peer {name}")
             results["sizes"][big]["peers"][name] = P.run_peer(name, scratch, notes, data, args, progress)
     results["seconds"] = time.time() - started
+    results["load_average"]["end"] = os.getloadavg()[0]
 
     md = render(results, sizes)
     print(md)
@@ -112,8 +115,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def render(results: dict, sizes: list[int]) -> str:
+    load = ", ".join(f"{k} {v:.1f}" for k, v in results.get("load_average", {}).items())
     parts = [f"# ctxnotes benchmark ({results['started']}, {results['machine']['cpus']} cores, "
              f"Python {results['machine']['python']}, {results['seconds']:.0f} s)",
+             "",
+             f"1-minute load average: {load} (other work on this machine inflates every figure; "
+             "compare runs at similar load).",
              "",
              f"Corpus: tldr pages ({results['pages']['en']} English, {results['pages']['zh']} Chinese), "
              "one note per page, the first `>` description removed from the note and used as a query; "

@@ -17,6 +17,7 @@ import json
 import os
 import random
 import re
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -216,4 +217,4 @@ def locomo_history(data: Path, turns: int = 600) -> tuple[list[dict], list[str]]
 
 def iter_update_texts(count: int) -> Iterator[str]:
     for i in range(count):
-        yield f"Updated by the benchmark, round {i}: 基准测试更新 {i}."
+        yield f"Updated by the benchmark, round {i} ({time.time_ns()}): 基准测试更新 {i}."
