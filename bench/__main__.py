@@ -135,6 +135,13 @@ def render(results: dict, sizes: list[int]) -> str:
         lines = report.notes_lines(entry["ours"], entry["peers"])
         if lines:
             parts += [""] + lines
+    # A peer that ran on a smaller corpus (basic-memory is slow to index) is also compared with our
+    # figures at that same size: like for like, not our 10k against their 1k.
+    for name, peer in results["sizes"][big]["peers"].items():
+        n = peer.get("corpus_notes")
+        if not peer.get("error") and n in results["sizes"] and n != big:
+            parts += ["", f"## Like for like: {name} and ctxnotes at {n:,} notes", "",
+                      report.table(n, results["sizes"][n]["ours"], {name: peer}, False)]
     if big < 10000:
         parts += ["", f"Targets are defined at 10,000 notes; this run's largest size is {big:,}: not checked."]
     else:
