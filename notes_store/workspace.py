@@ -13,6 +13,7 @@ import itertools
 import logging
 import os
 import secrets
+import stat
 import threading
 import time
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from .document import BadFile
 from .errors import StorageError
 from .fsio import WorkspaceLock, remove_temp_files
 from .index import Filters, IndexCorrupt, IndexEntry, SearchIndex
+from .watch import FolderWatcher
 
 log = logging.getLogger("ctxnotes.workspace")
 
@@ -153,6 +155,7 @@ class Workspace:
         self._warnings = threading.local()
         self._watcher: threading.Thread | None = None
         self._stop = threading.Event()
+        self._inotify: FolderWatcher | None = None
         self._open()
 
     # -- layout --------------------------------------------------------------
@@ -176,6 +179,9 @@ class Workspace:
 
     def _open(self) -> None:
         self._ensure_layout()
+        # Watch before the first full scan: nothing that changes after it is missed.
+        self._inotify = FolderWatcher.open({c.folder_name: self.root / c.folder_name
+                                            for c in self.collections.values()})
         with self.lock.hold():
             for coll in self.collections.values():
                 removed = remove_temp_files(self.root / coll.folder_name)
@@ -292,12 +298,26 @@ class Workspace:
     def refresh(self, force: bool = False) -> None:
         """Bring the catalogue and index in step with the files, if anything may have changed.
 
-        A folder's mtime changes whenever a file is added, removed or renamed in
-        it (our atomic writes, ``git pull``, most editors), so the common case
-        costs one ``stat`` per folder. In-place edits are caught by a full scan
-        every ``rescan_interval`` seconds: done here when due, or by the
-        background thread of ``start_watching`` (then never on the read path).
+        On Linux, inotify names the files that changed (an editor save, ``git
+        pull``, another process): only those are looked at. Elsewhere, a folder's
+        mtime changes whenever a file is added, removed or renamed in it, and
+        other ctxnotes processes replace ``.index/changes`` on every write, so the
+        common case costs a couple of ``stat`` calls; in-place edits are caught
+        by a full scan every ``rescan_interval`` seconds (here when due, or in the
+        background thread of ``start_watching``).
         """
+        if not force and self._inotify is not None:
+            with self._mutex:
+                keys = self._inotify.changes()
+                if keys is not None:
+                    if keys:
+                        try:
+                            self._reconcile(self._stat_keys(keys), self._stamps, scope=keys)
+                        except IndexCorrupt as exc:
+                            with self.lock.hold():
+                                self._rebuild_locked(f"index failed during refresh ({exc})")
+                    return
+            # events were lost (queue overflow, a folder replaced): scan everything
         if not force:
             with self._mutex:
                 due = (self._watcher is None
@@ -325,7 +345,7 @@ class Workspace:
         def loop() -> None:
             while not self._stop.wait(self.rescan_interval):
                 try:
-                    self.refresh(force=True)
+                    self.refresh(force=self._inotify is None)
                     self.flush()
                 except Exception:  # never let the watcher die silently
                     log.exception("%s: background refresh failed", self.root)
@@ -333,9 +353,30 @@ class Workspace:
         self._watcher = threading.Thread(target=loop, name="ctxnotes-watch", daemon=True)
         self._watcher.start()
 
-    def _reconcile(self, found: dict[str, tuple[str, int, int]], stamps: dict[str, int]) -> None:
-        self._last_scan = time.monotonic()
-        self._stamps = stamps
+    def _stat_keys(self, keys: set[str]) -> dict[str, tuple[str, int, int]]:
+        """Like ``_scan``, for a few named files only."""
+        kinds = {c.folder_name: kind for kind, c in self.collections.items()}
+        found: dict[str, tuple[str, int, int]] = {}
+        for key in keys:
+            kind = kinds.get(key.split("/", 1)[0])
+            if kind is None:
+                continue
+            try:
+                st = os.lstat(self.root / key)
+            except FileNotFoundError:
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                found[key] = (kind, -1, -1)
+            elif stat.S_ISREG(st.st_mode):
+                found[key] = (kind, st.st_mtime_ns, st.st_size)
+        return found
+
+    def _reconcile(self, found: dict[str, tuple[str, int, int]], stamps: dict[str, int],
+                   scope: set[str] | None = None) -> None:
+        """Apply the differences between ``found`` and the catalogue (within ``scope`` when given)."""
+        if scope is None:
+            self._last_scan = time.monotonic()
+            self._stamps = stamps
         changed = []
         for key, (kind, mtime_ns, size) in found.items():
             entry = self.catalogue.get(key)
@@ -345,9 +386,10 @@ class Workspace:
             if problem is not None and problem.mtime_ns == mtime_ns and problem.size == size:
                 continue
             changed.append(key)
-        removed = [key for key in self.catalogue
+        candidates = self.catalogue if scope is None else [k for k in scope if k in self.catalogue]
+        removed = [key for key in candidates
                    if key not in found and key not in self._pending and key not in self._lazy]
-        for key in [k for k in self.problems if k not in found]:
+        for key in [k for k in (self.problems if scope is None else scope) if k in self.problems and k not in found]:
             del self.problems[key]
         if not changed and not removed:
             return
@@ -591,6 +633,9 @@ class Workspace:
                 self.flush()
             finally:
                 self._index.close()
+                if self._inotify is not None:
+                    self._inotify.close()
+                    self._inotify = None
 
     def __enter__(self) -> "Workspace":
         return self

@@ -441,3 +441,26 @@ def test_question_words_do_not_decide_the_match(ws):
     assert result.matched == "all" and result.total == 1
     # a query made only of question words still searches with them
     assert ws.notes.search("what did").hits[0].note.title == "Standup"
+
+
+@pytest.mark.parametrize("inotify", [True, False], ids=["inotify", "periodic-scan"])
+def test_outside_changes_seen_with_and_without_inotify(tmp_path, monkeypatch, inotify):
+    if not inotify:
+        monkeypatch.setenv("CTXNOTES_NO_INOTIFY", "1")
+    ws = open_workspace(tmp_path / "w", rescan_interval=0 if not inotify else 1000)
+    assert (ws._inotify is not None) == inotify  # Linux: inotify is there unless switched off
+    note = ws.notes.create("Edited", "before")
+    with open(note.path, "r+", encoding="utf-8") as fh:  # in place, same size
+        text = fh.read().replace("before", "after!")
+        fh.seek(0)
+        fh.write(text)
+    (ws.root / "notes" / "dropped.md").write_text("---\nid: dropped\ntitle: Dropped in\n---\nfresh words\n",
+                                                  encoding="utf-8")
+    assert ws.notes.search("after").total == 1 and ws.notes.search("before").total == 0
+    assert ws.notes.search("fresh").total == 1
+    os.unlink(ws.root / "notes" / "dropped.md")
+    assert ws.notes.search("fresh").total == 0
+    shutil.rmtree(ws.root / "notes")  # the whole folder replaced, e.g. by a checkout
+    (ws.root / "notes").mkdir()
+    assert ws.notes.list().total == 0
+    ws.close()
