@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import random
-import shutil
 import sys
 import time
 from pathlib import Path

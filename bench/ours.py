@@ -7,7 +7,6 @@ import os
 import logging
 import random
 import shutil
-import time
 from pathlib import Path
 from typing import Callable
 

@@ -46,7 +46,7 @@ HOSTILE_IDS = ["../x", "../../etc/passwd", "/etc/passwd", "a/b", "..", "x\x00y",
 async def test_hostile_ids_refused_everywhere_and_nothing_changes(server, client, tmp_path):
     victim = tmp_path / "victim.md"
     victim.write_text("---\nid: victim\n---\nkeep me\n")
-    r = await client.call_tool("note_create", {"title": "real", "content": "real words"})
+    await client.call_tool("note_create", {"title": "real", "content": "real words"})
     await client.call_tool("memory_add", {"content": "real memory"})
     before, outside = snapshot(tmp_path / "ws"), victim.read_bytes()
     for bad in HOSTILE_IDS + [str(victim), str(victim)[:-3], "../victim"]:

@@ -156,7 +156,7 @@ async def bm_mcp(py: Path, project: str, env: dict, notes: list[C.CorpusNote], a
     keep["HOME"] = env["HOME"]
     log = Path(env["HOME"]) / "bm-mcp-stderr.log"  # its banner and logs stay out of the report
     params = StdioServerParameters(command="/bin/sh", env=keep, args=[
-        "-c", f'exec "$0" mcp --transport stdio --project "$1" 2>>"$2"', bm, project, str(log)])
+        "-c", 'exec "$0" mcp --transport stdio --project "$1" 2>>"$2"', bm, project, str(log)])
     out: dict = {}
     starts = []
     for _ in range(2):
