@@ -8,7 +8,6 @@ Standalone on purpose: it must not import the bench package or ctxnotes.
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import re
