@@ -20,7 +20,7 @@ from .document import (BadFile, Document, content_from_body, dump_document, orde
                        titled_body)
 from .errors import InvalidInput, NotFound
 from .fsio import atomic_write, durable_unlink
-from .git_conflicts import CONFLICT_REASON, has_conflict_markers, parse_conflicted  # ctxnotes-git: conflict flagging
+from .git_conflicts import CONFLICT_REASON, has_conflict_markers, parse_conflicted
 from .index import Filters, IndexEntry
 from .item_files import read_item
 from .snippets import make_snippet
@@ -101,7 +101,7 @@ class NoteSummary:
     top_tags: list[dict[str, Any]]
     recent: list[Note]
     unreadable: list[dict[str, str]]
-    # ctxnotes-git: notes holding Git merge-conflict markers: [{"id", "path", "readable"}]
+    # Notes holding Git merge-conflict markers: [{"id", "path", "readable"}]
     conflicts: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -117,7 +117,7 @@ class NoteCollection:
     folder_name = "notes"
 
     def parse(self, path: Path, raw: bytes, doc: Document | None = None) -> IndexEntry:
-        doc = doc or parse_conflicted(raw)[0]  # ctxnotes-git: front matter from the 'ours' side if markers break it
+        doc = doc or parse_conflicted(raw)[0]  # front matter from the 'ours' side if markers break it
         meta = doc.meta
         note_id = meta.get("id")
         if note_id is None:
@@ -145,7 +145,7 @@ class NoteCollection:
         content = content_from_body(doc.body, title)
         row = {"id": path.stem, "title": title.strip(), "type": note_type, "tags": tags,
                "created_at": created_at, "updated_at": updated_at}
-        if has_conflict_markers(raw):  # ctxnotes-git: indexed, but flagged for note_summary and doctor
+        if has_conflict_markers(raw):  # indexed, but flagged for note_summary and doctor
             row["conflict"] = True
         return IndexEntry(key=f"{self.folder_name}/{path.name}", kind=self.kind, type=note_type, tags=tags,
                           updated=updated, title=title, text=content, meta=row)
@@ -197,7 +197,7 @@ class NoteStore:
         entry = IndexEntry(key=self.ws.key_for("note", meta["id"]), kind="note", type=meta["type"],
                            tags=meta["tags"], updated=parse_time(meta["updated_at"], "updated_at"),
                            title=meta["title"], text=content, meta={k: meta[k] for k in NOTE_KEYS})
-        if has_conflict_markers(content):  # ctxnotes-git: an update that kept a conflicted body stays flagged
+        if has_conflict_markers(content):  # an update that kept a conflicted body stays flagged
             entry.meta["conflict"] = True
         self.ws.record_write(entry, st)
         return self._to_note(entry, path, meta)
@@ -337,7 +337,7 @@ class NoteStore:
         folder = self.collection.folder_name + "/"
         unreadable = [{"path": p.path, "reason": p.reason} for p in sorted(self.ws.problems.values(), key=lambda p: p.path)
                       if p.path.startswith(folder)]
-        # ctxnotes-git: conflicted notes (readable ones are indexed with a flag; others are unreadable)
+        # Conflicted notes (readable ones are indexed with a flag; others are unreadable)
         conflicts = sorted(conflicted + [{"id": Path(p["path"]).stem, "path": p["path"], "readable": False}
                               for p in unreadable if CONFLICT_REASON in p["reason"]], key=lambda c: c["path"])
         return NoteSummary(total=len(rows), by_type=dict(by_type),

@@ -37,32 +37,6 @@ def cmd_history(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     return data, "\n".join(lines)
 
 
-def _wrap_doctor(handler: Any) -> Any:
-    """Add the Git section (repository, auto-commit, conflicts, uncommitted files) to ``ctxnotes doctor``."""
-    def doctor(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
-        data, text = handler(args, ws)
-        if not isinstance(data, dict) or "conflicts" in data:  # already done by doctor itself
-            return data, text
-        conflicts = git_sync.find_conflicts(ws)
-        status = git_sync.git_status(ws)
-        data = {**data, "conflicts": conflicts, "git": status}
-        lines = [text]
-        if conflicts:
-            lines.append(f"merge conflicts ({len(conflicts)}): resolve the markers (<<<<<<< ======= >>>>>>>) "
-                         "by hand, then commit")
-            lines += [f"  {c['path']}" + ("" if c["readable"] else " (unreadable until resolved)") for c in conflicts]
-        else:
-            lines.append("merge conflicts: none")
-        if status["repository"]:
-            lines.append(f"git: {status['repository']}, auto-commit {'on' if status['autocommit'] else 'off'}, "
-                         f"{len(status['uncommitted'])} uncommitted note/memory file(s)")
-        else:
-            lines.append("git: not in a Git repository (see 'ctxnotes init --git')")
-        return data, "\n".join(lines)
-    doctor.wrapped_by_git = True  # type: ignore[attr-defined]
-    return doctor
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("init", help="create a workspace (folders, .gitignore, README), optionally under Git",
                        description="Create a workspace: notes/ and memory/ folders, a .gitignore that keeps the "
@@ -81,9 +55,3 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, default=20, help="how many commits, newest first (default 20)")
     p.add_argument("--memory", action="store_true", help="the id is a memory's, not a note's")
     p.set_defaults(handler=cmd_history)
-
-    doctor = sub.choices.get("doctor")
-    if doctor is not None:
-        handler = doctor.get_default("handler")
-        if handler is not None and not getattr(handler, "wrapped_by_git", False):
-            doctor.set_defaults(handler=_wrap_doctor(handler))

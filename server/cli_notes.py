@@ -135,7 +135,28 @@ def cmd_doctor(args, ws):
         lines.append("unreadable files: none")
     for event in data["events"]:
         lines.append(f"recovery: {event}")
+    lines += _doctor_git(ws, data)
     return data, "\n".join(lines)
+
+
+def _doctor_git(ws, data: dict[str, Any]) -> list[str]:
+    """Merge conflicts and Git state for ``doctor`` (adds ``conflicts`` and ``git`` to ``data``)."""
+    from notes_store import git_sync
+
+    conflicts = data["conflicts"] = git_sync.find_conflicts(ws)
+    status = data["git"] = git_sync.git_status(ws)
+    if conflicts:
+        lines = [f"merge conflicts ({len(conflicts)}): resolve the markers (<<<<<<< ======= >>>>>>>) by hand, "
+                 "then commit"]
+        lines += [f"  {c['path']}" + ("" if c["readable"] else " (unreadable until resolved)") for c in conflicts]
+    else:
+        lines = ["merge conflicts: none"]
+    if status["repository"]:
+        lines.append(f"git: {status['repository']}, auto-commit {'on' if status['autocommit'] else 'off'}, "
+                     f"{len(status['uncommitted'])} uncommitted note/memory file(s)")
+    else:
+        lines.append("git: not in a Git repository (see 'ctxnotes init --git')")
+    return lines
 
 
 def _filters(p: argparse.ArgumentParser) -> None:
