@@ -17,8 +17,14 @@ from typing import Iterator
 from whoosh.analysis import LowercaseFilter, StemFilter, StopFilter, Token, Tokenizer
 from whoosh.lang.porter2 import stem as _porter2_stem
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_TOKEN_RE = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+)")
+CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+TOKEN_RE = re.compile(rf"(?P<cjk>[{CJK_CHARS}]+)|(?P<word>[^\W_{CJK_CHARS}]+)")
+
+
+def is_cjk(term: str) -> bool:
+    """True for a term made of CJK characters (a unigram or bigram of a CJK run)."""
+    m = TOKEN_RE.fullmatch(term)
+    return m is not None and m.group("cjk") is not None
 
 
 class MixedTokenizer(Tokenizer):
@@ -37,7 +43,7 @@ class MixedTokenizer(Tokenizer):
         t = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
         pos = start_pos
         query = mode == "query"
-        for m in _TOKEN_RE.finditer(value):
+        for m in TOKEN_RE.finditer(value):
             run = m.group("cjk")
             if run is None:
                 yield _fill(t, m.group(0), pos, start_char + m.start(), start_char + m.end(),
@@ -121,7 +127,7 @@ def query_units(query: str) -> list[QueryUnit]:
             if terms:
                 units.append(QueryUnit(terms))
             continue
-        for m in _TOKEN_RE.finditer(text):
+        for m in TOKEN_RE.finditer(text):
             terms = tuple(t.text for t in ANALYZER(m.group(0), mode="query"))
             if terms:
                 units.append(QueryUnit(terms))

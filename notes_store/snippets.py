@@ -7,17 +7,14 @@ are found with plain substring search.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
-from .analysis import _TOKEN_RE, stem_word
+from .analysis import TOKEN_RE, is_cjk, stem_word
 
 MAX_SCAN_CHARS = 8_000
 
 _stem = lru_cache(maxsize=50_000)(stem_word)
-
-
-def _is_cjk(term: str) -> bool:
-    return bool(_TOKEN_RE.fullmatch(term)) and _TOKEN_RE.fullmatch(term).group("cjk") is not None
 
 
 def find_matches(text: str, terms: set[str], settle: int | None = None) -> list[tuple[int, int]]:
@@ -26,36 +23,51 @@ def find_matches(text: str, terms: set[str], settle: int | None = None) -> list[
     With ``settle``, scanning stops once every term has been seen and ``settle``
     more characters passed without a new one: enough to place a snippet.
     """
-    latin = {t for t in terms if not _is_cjk(t)}
+    latin = {t for t in terms if not is_cjk(t)}
     cjk = [t for t in terms if t not in latin]
-    prefixes = {t[:3] for t in latin}
     spans: list[tuple[int, int]] = []
     unseen = set(terms)
     last_new = 0
-    for m in _TOKEN_RE.finditer(text):
-        if settle is not None and not unseen and m.start() > last_new + settle:
-            break
-        run = m.group("cjk")
-        if run is None:
+    for term in cjk:  # CJK terms are character pairs: plain substring search
+        pos = text.find(term)
+        while pos != -1:
+            spans.append((pos, pos + len(term)))
+            if term in unseen:
+                unseen.discard(term)
+                last_new = max(last_new, pos)
+            pos = text.find(term, pos + 1)
+    if latin:
+        # Only words starting like a query stem are stemmed; the regex skips the rest in C.
+        for hit in _candidate_words(frozenset(latin)).finditer(text):
+            start = hit.start()
+            if settle is not None and not unseen and start > last_new + settle:
+                break
+            if start and _inside_word(text[start - 1]):
+                continue  # the prefix sits inside a longer word, not at its start
+            m = TOKEN_RE.match(text, start)
             word = m.group(0).lower()
-            if word[:3] in prefixes:
-                term = word if word in latin else _stem(word)
-                if term in latin:
-                    spans.append((m.start(), m.end()))
-                    if term in unseen:
-                        unseen.discard(term)
-                        last_new = m.start()
-            continue
-        for term in cjk:
-            pos = run.find(term)
-            while pos != -1:
-                spans.append((m.start() + pos, m.start() + pos + len(term)))
+            term = word if word in latin else _stem(word)
+            if term in latin:
+                spans.append((start, m.end()))
                 if term in unseen:
                     unseen.discard(term)
-                    last_new = m.start() + pos
-                pos = run.find(term, pos + 1)
+                    last_new = max(last_new, start)
     spans.sort()
     return spans
+
+
+def _inside_word(char: str) -> bool:
+    """True when ``char`` belongs to an alphabetic word token (not CJK, space or punctuation)."""
+    m = TOKEN_RE.fullmatch(char)
+    return m is not None and m.group("word") is not None
+
+
+@lru_cache(maxsize=256)
+def _candidate_words(latin: frozenset[str]) -> re.Pattern[str]:
+    # Plain literals only: character classes as large as the CJK ranges make
+    # compiling this per-query pattern cost milliseconds.
+    prefixes = sorted({t[:3] for t in latin}, key=len, reverse=True)
+    return re.compile("|".join(re.escape(p) for p in prefixes), re.IGNORECASE)
 
 
 def make_snippet(text: str, terms: set[str], width: int = 180, mark: str = "**") -> str:

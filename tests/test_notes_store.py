@@ -464,3 +464,14 @@ def test_outside_changes_seen_with_and_without_inotify(tmp_path, monkeypatch, in
     (ws.root / "notes").mkdir()
     assert ws.notes.list().total == 0
     ws.close()
+
+
+def test_snippets_mark_whole_words_and_chinese_terms():
+    from notes_store.analysis import query_terms
+    from notes_store.snippets import make_snippet
+    text = "Prerun checks. The tests were Running slowly; x_running too. 已完成数据模型层的重构"
+    snippet = make_snippet(text, set(query_terms("run 数据模型")), width=200)
+    assert "**Running**" in snippet and "x_**running**" in snippet
+    assert "Pre**run**" not in snippet and "Prerun" in snippet
+    assert "**数据模型**" in snippet
+    assert make_snippet("nothing to see", set(query_terms("absent"))) == "nothing to see"
