@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, OrderedDict
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from notes_store.analysis import index_terms, is_content_term, query_terms
 
@@ -22,25 +22,24 @@ _tf_cache: dict[tuple[str, ...], dict[str, int]] = {}
 
 def terms_of(text: str) -> tuple[str, ...]:
     """Index terms of ``text``, cached (the same history is scored on every call)."""
-    terms = _terms_cache.get(text)
-    if terms is None:
-        terms = tuple(index_terms(text))
-        if len(_terms_cache) >= _MAX_CACHED:
-            _terms_cache.clear()
-        _terms_cache[text] = terms
-    return terms
+    return _cached(_terms_cache, text, lambda: tuple(index_terms(text)))
 
 
 def _term_frequencies(doc: Sequence[str]) -> dict[str, int]:
     """Term -> count of a document, cached (the same turns are scored on every call; read-only)."""
     key = tuple(doc)
-    tf = _tf_cache.get(key)
-    if tf is None:
-        tf = dict(Counter(key))
-        if len(_tf_cache) >= _MAX_CACHED:
-            _tf_cache.clear()
-        _tf_cache[key] = tf
-    return tf
+    return _cached(_tf_cache, key, lambda: dict(Counter(key)))
+
+
+def _cached(cache: dict, key: Any, compute: Callable[[], Any]) -> Any:
+    """``cache[key]``, computed on a miss; the cache is emptied when it reaches ``_MAX_CACHED``."""
+    value = cache.get(key)
+    if value is None:
+        value = compute()
+        if len(cache) >= _MAX_CACHED:
+            cache.clear()
+        cache[key] = value
+    return value
 
 
 def terms_of_query(query: str) -> list[str]:

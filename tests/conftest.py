@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from mcp import Client
+
 from notes_store import open_workspace
+from server.app import create_server
 
 
 class FakeClock:
@@ -35,3 +38,18 @@ def ws(tmp_path):
 @pytest.fixture
 def anyio_backend():
     return "asyncio"
+
+
+@pytest.fixture
+def server(tmp_path):
+    """An MCP server over a fresh workspace (opened on first use)."""
+    srv = create_server(tmp_path / "ws")
+    yield srv
+    srv.workspace_handle.close()
+
+
+@pytest.fixture
+async def client(server):
+    """The SDK's in-process client connected to ``server``."""
+    async with Client(server) as c:
+        yield c

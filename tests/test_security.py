@@ -16,28 +16,13 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from bench.reliability.common import classify, error_text, snapshot
-from server.app import create_server
 from server.cli import main as cli_main
 
 pytestmark = pytest.mark.anyio
 REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def server(tmp_path):
-    srv = create_server(tmp_path / "ws")
-    yield srv
-    srv.workspace_handle.close()
-
-
-@pytest.fixture
-async def client(server):
-    async with Client(server) as c:
-        yield c
 
 
 HOSTILE_IDS = ["../x", "../../etc/passwd", "/etc/passwd", "a/b", "..", "x\x00y", "a\nb", "a\x1bb", "C:\\x", " "]

@@ -14,19 +14,6 @@ NOTE_TOOLS = {"note_create", "note_read", "note_update", "note_delete", "note_se
               "note_summary", "reindex", "build_context"}
 
 
-@pytest.fixture
-def server(tmp_path):
-    srv = create_server(tmp_path / "ws")
-    yield srv
-    srv.workspace_handle.close()
-
-
-@pytest.fixture
-async def client(server):
-    async with Client(server) as c:
-        yield c
-
-
 async def create(client, title="Auth refactor", content="Token refresh is done; next migrate sessions",
                  note_type="task_state", tags=("auth",)):
     r = await client.call_tool("note_create", {"title": title, "content": content, "note_type": note_type,
