@@ -15,6 +15,7 @@ import errno
 import logging
 import os
 import struct
+import weakref
 from pathlib import Path
 
 log = logging.getLogger("ctxnotes.watch")
@@ -56,6 +57,9 @@ class FolderWatcher:
     def __init__(self, libc, fd: int, folders: dict[str, Path]) -> None:
         self._libc = libc
         self._fd = fd
+        # A workspace dropped without close() must not keep its inotify instance
+        # (the default limit is 128 per user).
+        self._finalizer = weakref.finalize(self, os.close, fd)
         self._folders = folders
         self._names: dict[int, str] = {}
         self._lost = False
@@ -123,6 +127,5 @@ class FolderWatcher:
         return keys
 
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        self._finalizer()  # closes the descriptor once
+        self._fd = -1
