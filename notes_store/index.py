@@ -74,16 +74,6 @@ class Filters:
     updated_after: float | None = None
     updated_before: float | None = None
 
-    def to_query(self) -> Q.Query:
-        parts: list[Q.Query] = [Q.Term("kind", self.kind)]
-        if self.types:
-            parts.append(Q.Or([Q.Term("type", t) for t in self.types]))
-        for tag in self.tags or ():
-            parts.append(Q.Term("tags", tag))
-        if self.updated_after is not None or self.updated_before is not None:
-            parts.append(Q.NumericRange("updated", self.updated_after, self.updated_before))
-        return parts[0] if len(parts) == 1 else Q.And(parts)
-
 
 class SearchIndex:
     """Open, query, update and rebuild the Whoosh index in one folder."""
@@ -94,7 +84,8 @@ class SearchIndex:
         self._searcher = None
         self._merge_next = False
         self._ranker = Ranker()
-        self._allowed_cache: tuple[tuple[int, str], set[int]] | None = None
+        self._filter_parts: dict[tuple, set[int]] = {}  # filter part -> live docnums, for _filter_generation
+        self._filter_generation = -1
         self._generation = 0  # bumps with every new searcher: keys the filter cache
 
     # -- lifecycle -----------------------------------------------------------
@@ -211,18 +202,36 @@ class SearchIndex:
             raise IndexCorrupt(f"{type(exc).__name__}: {exc}") from exc
 
     def _allowed(self, searcher, filters: Filters) -> set[int]:
-        """Live document numbers that pass the filters (cached per searcher for the plain kind filter)."""
-        plain = not (filters.types or filters.tags or filters.updated_after is not None
-                     or filters.updated_before is not None)
-        cache_key = (self._generation, filters.kind)
-        if plain and self._allowed_cache is not None and self._allowed_cache[0] == cache_key:
-            return self._allowed_cache[1]
-        reader = searcher.reader()
-        docs = set(searcher.docs_for_query(filters.to_query()))
-        if reader.has_deletions():
-            docs = {d for d in docs if not reader.is_deleted(d)}
-        if plain:
-            self._allowed_cache = (cache_key, docs)
+        """Live document numbers that pass the filters.
+
+        Each part (kind, one type, one tag, a date range) is a set cached until the
+        next commit; combining them is set arithmetic in C. Whoosh needs ~20 ms at
+        10k notes to evaluate one such filter query.
+        """
+        docs = set(self._filter_part(searcher, ("kind", filters.kind), Q.Term("kind", filters.kind)))
+        if filters.types:
+            docs &= set().union(*(self._filter_part(searcher, ("type", t), Q.Term("type", t))
+                                  for t in filters.types))
+        for tag in filters.tags or ():
+            docs &= self._filter_part(searcher, ("tag", tag), Q.Term("tags", tag))
+        if filters.updated_after is not None or filters.updated_before is not None:
+            span = (filters.updated_after, filters.updated_before)
+            docs &= self._filter_part(searcher, ("updated", span), Q.NumericRange("updated", *span))
+        return docs
+
+    def _filter_part(self, searcher, name: tuple, query: Q.Query) -> set[int]:
+        if self._filter_generation != self._generation:
+            self._filter_parts.clear()
+            self._filter_generation = self._generation
+        docs = self._filter_parts.get(name)
+        if docs is None:
+            reader = searcher.reader()
+            docs = set(searcher.docs_for_query(query))
+            if reader.has_deletions():
+                docs = {d for d in docs if not reader.is_deleted(d)}
+            if len(self._filter_parts) >= 64:
+                self._filter_parts.pop(next(iter(self._filter_parts)))
+            self._filter_parts[name] = docs
         return docs
 
     # -- writing -------------------------------------------------------------
