@@ -8,7 +8,7 @@ import logging
 import random
 import shutil
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from . import corpus as C
 from .stats import Timer, summary

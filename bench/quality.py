@@ -35,8 +35,8 @@ def load_conversation(path: Path, quiet: bool = False) -> tuple[list[dict], dict
     data = json.loads(path.read_text(encoding="utf-8"))
     conv = data["conversation"]
     a, b = conv["speaker_a"], conv["speaker_b"]
-    sessions = sorted((int(k.split("_")[1]) for k in conv
-                       if re.fullmatch(r"session_\d+", k)))
+    sessions = sorted(int(k.split("_")[1]) for k in conv
+                       if re.fullmatch(r"session_\d+", k))
     history, by_id = [], {}
     for n in sessions:
         when = datetime.strptime(conv[f"session_{n}_date_time"], "%I:%M %p on %d %B, %Y")

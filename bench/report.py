@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 # Targets apply at 10,000 notes: (row key, op, threshold).
 TARGETS = {

@@ -6,7 +6,7 @@ import math
 import os
 import statistics
 import time
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def pct(values: Iterable[float], q: float) -> float | None:
@@ -29,7 +29,7 @@ def summary(values: list[float]) -> dict:
 class Timer:
     """``with Timer() as t: ...``; then ``t.ms`` / ``t.s``."""
 
-    def __enter__(self) -> "Timer":
+    def __enter__(self) -> Timer:
         self._t0 = time.perf_counter()
         return self
 

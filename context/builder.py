@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from . import packets as P
 from .compress import Summarizer, condense_history, extractive_shorten, shorten

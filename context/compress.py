@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import OrderedDict
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from .packets import Packet
 from .relevance import terms_of

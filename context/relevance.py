@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter, OrderedDict
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from notes_store.analysis import index_terms, is_content_term, query_terms
 

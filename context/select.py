@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from functools import lru_cache
-from typing import Callable
+from collections.abc import Callable
 
 from . import packets as P
 from .packets import Packet

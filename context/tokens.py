@@ -10,7 +10,7 @@ download that cannot complete fails with a ``ContextError`` instead of hanging.
 from __future__ import annotations
 
 import threading
-from typing import Iterable
+from collections.abc import Iterable
 
 import tiktoken
 

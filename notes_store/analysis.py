@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from collections.abc import Iterator
 
 from whoosh.analysis import LowercaseFilter, StemFilter, StopFilter, Token, Tokenizer
 from whoosh.lang.porter2 import stem as _porter2_stem

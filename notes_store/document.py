@@ -9,7 +9,8 @@ non-ASCII text is written as is, and timestamps stay the strings they were, so
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 import yaml
 
@@ -75,7 +76,7 @@ def dump_document(meta: dict[str, Any], body: str) -> bytes:
     """Serialise front matter (in the dict's order) and body to bytes."""
     header = yaml.dump(meta, Dumper=_BaseDumper, sort_keys=False, allow_unicode=True,
                        default_flow_style=None, width=1 << 20)
-    return f"---\n{header}---\n{body}".encode("utf-8")
+    return f"---\n{header}---\n{body}".encode()
 
 
 def ordered_meta(known: dict[str, Any], previous: dict[str, Any] | None, known_keys: Iterable[str]) -> dict[str, Any]:

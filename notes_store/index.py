@@ -16,7 +16,8 @@ import logging
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
 
 from whoosh import fields, index as whoosh_index
 from whoosh.filedb.filestore import FileStorage

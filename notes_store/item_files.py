@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from .document import BadFile, Document, parse_document
 from .errors import InvalidInput, NotFound, StorageError

@@ -25,7 +25,8 @@ import os
 import secrets
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from .analysis import QueryUnit, query_units
 from .document import BadFile, dump_document, ordered_meta

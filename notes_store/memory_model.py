@@ -42,7 +42,8 @@ import math
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from .document import BadFile, Document, parse_document
 from .errors import InvalidInput

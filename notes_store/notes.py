@@ -14,7 +14,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from .analysis import content_units, query_units
 from .document import (BadFile, Document, content_from_body, dump_document, ordered_meta,

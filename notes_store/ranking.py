@@ -14,7 +14,7 @@ import heapq
 import math
 from array import array
 from collections import OrderedDict
-from typing import Sequence
+from collections.abc import Sequence
 
 from whoosh import query as Q
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from .errors import InvalidInput
 

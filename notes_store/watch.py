@@ -66,7 +66,7 @@ class FolderWatcher:
         self._add_watches()
 
     @classmethod
-    def open(cls, folders: dict[str, Path]) -> "FolderWatcher | None":
+    def open(cls, folders: dict[str, Path]) -> FolderWatcher | None:
         """A watcher on ``{name: path}`` folders, or None where inotify cannot be used."""
         if os.environ.get("CTXNOTES_NO_INOTIFY"):
             return None

@@ -18,7 +18,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
+from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .analysis import QueryUnit
 from .document import BadFile
@@ -637,7 +638,7 @@ class Workspace:
                     self._inotify.close()
                     self._inotify = None
 
-    def __enter__(self) -> "Workspace":
+    def __enter__(self) -> Workspace:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -16,7 +16,8 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 EXIT_USAGE = 2
 COMMAND_MODULES = ("server.cli_notes", "server.cli_memory", "server.cli_context", "server.cli_serve", "server.cli_git")

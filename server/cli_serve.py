@@ -7,7 +7,8 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765

@@ -5,7 +5,8 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
-from typing import Any, Awaitable, Callable
+from typing import Any
+from collections.abc import Awaitable, Callable
 
 from mcp.server.transport_security import TransportSecuritySettings
 

@@ -6,7 +6,8 @@ import contextlib
 import hashlib
 import os
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 INTERNAL_ERROR = "Error executing tool"
 
@@ -59,7 +60,7 @@ class SyncClient:
         self.portal = None
         self.client = None
 
-    def __enter__(self) -> "SyncClient":
+    def __enter__(self) -> SyncClient:
         from anyio.from_thread import start_blocking_portal
         from mcp import Client
         self.portal = self._stack.enter_context(start_blocking_portal("asyncio"))
