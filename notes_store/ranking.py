@@ -19,9 +19,10 @@ from collections.abc import Sequence
 from whoosh import query as Q
 
 from .analysis import QueryUnit
+from .bm25 import B, K1
 
-K1 = 1.2
-B = 0.75
+__all__ = ["B", "K1", "FIELD", "Ranker"]
+
 FIELD = "text"
 
 
