@@ -6,12 +6,13 @@ and how to fix it.
 
 from __future__ import annotations
 
+import math
 import re
-from datetime import datetime, timezone
 from typing import Any
 from collections.abc import Iterable
 
 from .errors import InvalidInput
+from .timestamps import NotATime, iso_utc, to_epoch
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
@@ -107,24 +108,17 @@ def check_paging(limit: Any, offset: Any, max_limit: int = 100) -> tuple[int, in
 
 def iso_now(clock_value: float) -> str:
     """ISO 8601 with timezone (UTC), to the second: the form written to front matter."""
-    return datetime.fromtimestamp(clock_value, timezone.utc).isoformat(timespec="seconds")
+    return iso_utc(clock_value)
 
 
 def parse_time(value: Any, what: str) -> float:
     """ISO 8601 date or datetime -> epoch seconds; naive times are taken as UTC."""
-    if isinstance(value, datetime):
-        dt = value
-    else:
-        if not isinstance(value, str) or not value.strip():
-            raise InvalidInput(f"{what} must be an ISO 8601 date or datetime, e.g. 2026-11-29 or 2026-11-29T15:30:00Z")
-        text = value.strip()
-        if text.endswith("Z"):
-            text = text[:-1] + "+00:00"
-        try:
-            dt = datetime.fromisoformat(text)
-        except ValueError:
-            raise InvalidInput(f"{what} {value!r} is not an ISO 8601 date or datetime, "
-                               "e.g. 2026-11-29 or 2026-11-29T15:30:00Z") from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.timestamp()
+    try:
+        return to_epoch(value)
+    except NotATime as exc:
+        raise InvalidInput(f"{what} {exc}") from None
+
+
+def is_number(value: Any) -> bool:
+    """A finite int or float (not a bool): what importance, ttl and weights must be."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
