@@ -1,65 +1,33 @@
-"""Selection quality of build_context on a long LoCoMo conversation, against two baselines.
+"""Selection quality of build_context on the dev sets (bench/devsets), against two baselines.
 
-Measure (see ../shared/data/README.md): every turn goes in as history, the
-question is the query, reserve_ratio=0; a question scores the share of its
-evidence turns whose full text ("<speaker>: <text>") appears in the packed
-context; the table averages over the questions of categories 1-4.
+Measure (see ../shared/data/README.md): every turn goes in as history, the question is the
+query, reserve_ratio=0, notes and memory off; a question scores the share of its evidence
+turns whose full text appears in the packed context; a set's figure is the mean over its
+questions. Baselines: plain BM25 over the turns with the same analyzer (every query term, no
+question-word filtering, no neighbours), packed greedily; and the most recent turns.
 
-Run: python -m bench.quality [--data PATH] [--budgets 1000 2000 4000]
+Run: python -m bench.quality [--data PATH] [--budgets 1000 2000 4000] [--sets NAME...]
+     [--dev-only] [--ablate spreading recency] [--no-timing]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import statistics
 import sys
 import time
-from datetime import datetime
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
+from bench.devsets import DEFAULT_LOCOMO, Conversation, DevSet, all_sets, load_locomo
 from context import TokenCounter, build_context
 from context.relevance import LexicalScorer, terms_of
 from notes_store.analysis import query_terms
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo" / "conv-26.json"
 BUDGETS = (1000, 2000, 4000)
-CATEGORIES = (1, 2, 3, 4)
-_EVIDENCE_RE = re.compile(r"D:?(\d+):0*(\d+)")
-
-
-def load_conversation(path: Path, quiet: bool = False) -> tuple[list[dict], dict[str, str], list[dict]]:
-    """(history turns, dia_id -> turn content, questions of categories 1-4)."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    conv = data["conversation"]
-    a, b = conv["speaker_a"], conv["speaker_b"]
-    sessions = sorted(int(k.split("_")[1]) for k in conv
-                       if re.fullmatch(r"session_\d+", k))
-    history, by_id = [], {}
-    for n in sessions:
-        when = datetime.strptime(conv[f"session_{n}_date_time"], "%I:%M %p on %d %B, %Y")
-        for turn in conv[f"session_{n}"]:
-            content = f"{turn['speaker']}: {turn['text']}"
-            role = "user" if turn["speaker"] == a else "assistant" if turn["speaker"] == b else "user"
-            dia = "D{}:{}".format(*_EVIDENCE_RE.match(turn["dia_id"]).groups())
-            history.append({"role": role, "content": content, "timestamp": when, "id": dia})
-            by_id[dia] = content
-    questions = []
-    skipped = 0
-    for qa in data["qa"]:
-        if qa.get("category") not in CATEGORIES:
-            continue
-        ids = sorted({f"D{s}:{t}" for ev in qa.get("evidence", []) for s, t in _EVIDENCE_RE.findall(ev)})
-        ids = [i for i in ids if i in by_id]
-        if ids:
-            questions.append({"question": qa["question"], "evidence": ids, "category": qa["category"]})
-        else:
-            skipped += 1
-    if skipped and not quiet:
-        print(f"({skipped} questions of categories 1-4 list no evidence turn and are not scored)")
-    return history, by_id, questions
+METHODS = ("build_context", "bm25", "recent")
 
 
 def recall(packed: str, evidence: list[str], by_id: dict[str, str]) -> float:
@@ -82,48 +50,83 @@ def pack_in_order(contents: list[str], order: list[int], budget: int, counter: T
     return text
 
 
+def bm25_order(scorer: LexicalScorer, question: str) -> list[int]:
+    """Plain BM25: the index's own query terms, no question-word filtering or neighbours."""
+    scores = scorer.bm25({t: 1.0 for t in query_terms(question)})
+    return [i for i in sorted(range(scorer.n), key=lambda i: -scores[i]) if scores[i] > 0]
+
+
 def bm25_baseline(history: list[dict], question: str, budget: int, counter: TokenCounter,
                   scorer: LexicalScorer) -> str:
     contents = [t["content"] for t in history]
-    # Plain BM25: the index's own query terms, no question-word filtering or neighbours.
-    scores = scorer.bm25({t: 1.0 for t in query_terms(question)})
-    order = sorted(range(len(contents)), key=lambda i: -scores[i])
-    return pack_in_order(contents, [i for i in order if scores[i] > 0], budget, counter)
+    return pack_in_order(contents, bm25_order(scorer, question), budget, counter)
 
 
 def recent_baseline(history: list[dict], budget: int, counter: TokenCounter) -> str:
     contents = [t["content"] for t in history]
-    order = list(range(len(contents) - 1, -1, -1))
-    return pack_in_order(contents, order, budget, counter)
+    return pack_in_order(contents, list(range(len(contents) - 1, -1, -1)), budget, counter)
 
 
-def evaluate(path: Path, budgets: tuple[int, ...]) -> dict:
-    history, by_id, questions = load_conversation(path)
-    counter = TokenCounter("cl100k_base")
-    scorer = LexicalScorer([terms_of(t["content"]) for t in history])
-    rows = {name: {b: [] for b in budgets} for name in ("build_context", "bm25", "recent")}
-    per_cat = {b: {c: [] for c in CATEGORIES} for b in budgets}
-    over_budget = 0
-    for q in questions:
+@contextmanager
+def ablated(parts: list[str]) -> Iterator[None]:
+    """Switch parts of the selection off for a diagnosis run (restored afterwards)."""
+    from context import select
+    saved = dict(select.PROFILES)
+    try:
+        for name, prof in saved.items():
+            if "spreading" in parts:
+                prof = replace(prof, neighbour_weight=0.0)
+            if "recency" in parts:
+                prof = replace(prof, recency_weight=0.0, recent_turns=0)
+            select.PROFILES[name] = prof
+        yield
+    finally:
+        select.PROFILES.update(saved)
+
+
+def evaluate_conversation(conv: Conversation, budgets: tuple[int, ...], counter: TokenCounter,
+                          rows: dict[str, dict[int, list[float]]], per_cat: dict[int, dict[int, list[float]]],
+                          methods: tuple[str, ...] = METHODS) -> int:
+    """Add each question's recall per method and budget to ``rows``; return outputs over budget."""
+    scorer = LexicalScorer([terms_of(t["content"]) for t in conv.history])
+    over = 0
+    for q in conv.questions:
         for b in budgets:
-            res = build_context(q["question"], history=history, max_tokens=b, reserve_ratio=0)
-            over_budget += res.tokens > b or counter.count(res.context) > b
-            r = recall(res.context, q["evidence"], by_id)
-            rows["build_context"][b].append(r)
-            per_cat[b][q["category"]].append(r)
-            rows["bm25"][b].append(recall(bm25_baseline(history, q["question"], b, counter, scorer),
-                                          q["evidence"], by_id))
-            rows["recent"][b].append(recall(recent_baseline(history, b, counter), q["evidence"], by_id))
-    return {"questions": len(questions), "turns": len(history), "rows": rows, "per_cat": per_cat,
-            "over_budget": over_budget}
+            if "build_context" in methods:
+                res = build_context(q["question"], history=conv.history, max_tokens=b, reserve_ratio=0,
+                                    include_notes=False, include_memory=False)
+                over += res.tokens > b or counter.count(res.context or "") > b
+                r = recall(res.context or "", q["evidence"], conv.by_id)
+                rows["build_context"][b].append(r)
+                per_cat.setdefault(q["category"], {x: [] for x in budgets})[b].append(r)
+            if "bm25" in methods:
+                rows["bm25"][b].append(recall(bm25_baseline(conv.history, q["question"], b, counter, scorer),
+                                              q["evidence"], conv.by_id))
+            if "recent" in methods:
+                rows["recent"][b].append(recall(recent_baseline(conv.history, b, counter),
+                                                q["evidence"], conv.by_id))
+    return over
 
 
-def timing(path: Path, turns: int = 600, budget: int = 2000, runs: int = 40) -> dict:
-    """build_context latency with a ``turns``-turn history (the conversation, extended by
-    repeating it with distinct suffixes), in three situations:
-    the first call on a history not seen before (texts not yet counted); the same history asked
-    different questions; and an agent loop where the history grows by one turn per call."""
-    history, _, questions = load_conversation(path, quiet=True)
+def evaluate(ds: DevSet, budgets: tuple[int, ...], methods: tuple[str, ...] = METHODS) -> dict:
+    counter = TokenCounter("cl100k_base")
+    rows: dict[str, dict[int, list[float]]] = {m: {b: [] for b in budgets} for m in methods}
+    per_cat: dict[int, dict[int, list[float]]] = {}
+    over = sum(evaluate_conversation(c, budgets, counter, rows, per_cat, methods) for c in ds.conversations)
+    means = {m: {b: statistics.mean(v) if v else 0.0 for b, v in by_b.items()} for m, by_b in rows.items()}
+    return {"means": means, "per_cat": per_cat, "over_budget": over}
+
+
+def timing(turns: int = 600, budget: int = 2000, runs: int = 40, data: Path = DEFAULT_LOCOMO) -> dict:
+    """build_context latency with a ``turns``-turn history (conv-26, or a generated log without it,
+    extended by repeating it with distinct suffixes): first call on a new history; the same history
+    asked different questions; an agent loop where the history grows by one turn per call."""
+    if data.is_file():
+        conv = load_locomo(data)
+    else:
+        from bench.devsets.statement_logs import generate_log
+        conv = generate_log("en", 1)
+    history, questions = conv.history, conv.questions
     long = [dict(t, content=f"{t['content']} ({k})" if k else t["content"], id=f"{t['id']}#{k}")
             for k in range(turns // len(history) + 2) for t in history]
     t0 = time.perf_counter()
@@ -148,32 +151,49 @@ def timing(path: Path, turns: int = 600, budget: int = 2000, runs: int = 40) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"LoCoMo conversation (default {DEFAULT_DATA})")
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_LOCOMO, help=f"LoCoMo conversation (default {DEFAULT_LOCOMO})")
     ap.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS))
+    ap.add_argument("--sets", nargs="+", help="only these sets (conv26, conv26-interleaved, zh-log, en-log)")
+    ap.add_argument("--dev-only", action="store_true", help="leave the held-out sets out (while tuning)")
+    ap.add_argument("--ablate", nargs="+", default=[], choices=("spreading", "recency"),
+                    help="diagnosis: switch neighbour spreading and/or recency off")
+    ap.add_argument("--no-timing", action="store_true")
     args = ap.parse_args(argv)
-    if not args.data.is_file():
-        print(f"LoCoMo data not found at {args.data}; pass --data PATH (see shared/data/README.md). "
-              f"Nothing measured.")
-        return 0
     budgets = tuple(args.budgets)
-    res = evaluate(args.data, budgets)
-    print(f"LoCoMo {args.data.name}: {res['turns']} turns, {res['questions']} questions (categories 1-4); "
-          f"evidence-turn recall in the packed context, reserve_ratio=0")
-    print(f"{'method':<16}" + "".join(f"{b:>9,}" for b in budgets))
-    for name, by_budget in res["rows"].items():
-        print(f"{name:<16}" + "".join(f"{statistics.mean(by_budget[b]):>9.3f}" for b in budgets))
-    print("build_context by category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop):")
-    for c in CATEGORIES:
-        print(f"  category {c} (n={len(res['per_cat'][budgets[0]][c]):>3})" +
-              "".join(f"{statistics.mean(res['per_cat'][b][c]):>9.3f}" for b in budgets))
-    print(f"outputs over budget: {res['over_budget']}")
-    t = timing(args.data)
-    print(f"build_context latency, {t['turns']}-turn history, {t['budget']}-token budget, {t['runs']} runs each:")
-    print(f"  first call on a new 600-turn history:  {t['first_ms']:.1f} ms")
-    print(f"  same history, new questions:          median {t['same_median_ms']:.1f} ms, p95 {t['same_p95_ms']:.1f} ms")
-    print(f"  history growing one turn per call:    median {t['growing_median_ms']:.1f} ms, "
-          f"p95 {t['growing_p95_ms']:.1f} ms")
+    if not args.data.is_file():
+        print(f"(LoCoMo data not found at {args.data}: the conv-26 sets are left out; pass --data PATH)")
+    sets = [s for s in all_sets(args.data, held_out=not args.dev_only)
+            if not args.sets or s.name in args.sets]
+    print("evidence-turn recall in the packed context (reserve_ratio=0, notes and memory off)"
+          + (f"; ablated: {', '.join(args.ablate)}" if args.ablate else ""))
+    print(f"{'set':<28}{'method':<15}" + "".join(f"{b:>8,}" for b in budgets))
+    over_total = 0
+    with ablated(args.ablate):
+        for ds in sets:
+            res = evaluate(ds, budgets)
+            over_total += res["over_budget"]
+            label = f"{ds.name} [{ds.split}]"
+            sub = f"{len(ds.conversations)} hist, {ds.n_questions} q"
+            for k, m in enumerate(METHODS):
+                head = label if k == 0 else (sub if k == 1 else "")
+                print(f"{head:<28}{m:<15}" + "".join(f"{res['means'][m][b]:>8.3f}" for b in budgets))
+            ratio = [res["means"]["build_context"][b] / res["means"]["bm25"][b] if res["means"]["bm25"][b]
+                     else float("inf") for b in budgets]
+            print(f"{'':<28}{'ratio to bm25':<15}" + "".join(f"{r:>8.2f}" for r in ratio))
+            if ds.name == "conv26":
+                for c, by_b in sorted(res["per_cat"].items()):
+                    print(f"{'':<28}{f'  category {c}':<15}" + "".join(f"{statistics.mean(by_b[b]):>8.3f}"
+                                                                       for b in budgets))
+    print(f"outputs over budget: {over_total}")
+    if not args.no_timing:
+        t = timing(data=args.data)
+        print(f"build_context latency, {t['turns']}-turn history, {t['budget']}-token budget, {t['runs']} runs each:")
+        print(f"  first call on a new {t['turns']}-turn history:  {t['first_ms']:.1f} ms")
+        print(f"  same history, new questions:          median {t['same_median_ms']:.1f} ms, "
+              f"p95 {t['same_p95_ms']:.1f} ms")
+        print(f"  history growing one turn per call:    median {t['growing_median_ms']:.1f} ms, "
+              f"p95 {t['growing_p95_ms']:.1f} ms")
     return 0
 
 

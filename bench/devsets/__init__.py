@@ -1,0 +1,142 @@
+"""Dev sets for build_context's selection quality (issue 14), all built at run time.
+
+- ``conv26``: LoCoMo conv-26 as it is, read from ../shared/data/locomo (CC BY-NC 4.0; never
+  copied into this repository).
+- ``conv26-interleaved``: the same turns, questions and evidence, with the turns of every three
+  consecutive sessions interleaved at random (each session keeps its own order), so adjacent
+  turns usually belong to different conversations.
+- ``zh-log`` / ``en-log``: statement logs produced by ``bench.devsets.statement_logs`` (our own
+  templates, no outside data, CC0): about 40 unrelated threads of one user's short statements
+  interleaved over a few days, each turn prefixed with its time and place, all role ``user``.
+
+Every set is split into ``dev`` (tune on it) and ``held-out`` (report only) by seed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from .statement_logs import generate_log
+
+REPO = Path(__file__).resolve().parent.parent.parent
+DEFAULT_LOCOMO = REPO.parent / "shared" / "data" / "locomo" / "conv-26.json"
+LOCOMO_CATEGORIES = (1, 2, 3, 4)
+_EVIDENCE_RE = re.compile(r"D:?(\d+):0*(\d+)")
+
+
+@dataclass
+class Conversation:
+    """One history and the questions asked of it; ``by_id`` maps an evidence id to its turn text."""
+
+    history: list[dict]
+    by_id: dict[str, str]
+    questions: list[dict] = field(default_factory=list)  # {question, evidence: [ids], category}
+
+
+@dataclass
+class DevSet:
+    name: str
+    split: str            # "dev" or "held-out"
+    conversations: list[Conversation]
+
+    @property
+    def n_questions(self) -> int:
+        return sum(len(c.questions) for c in self.conversations)
+
+    @property
+    def n_turns(self) -> int:
+        return sum(len(c.history) for c in self.conversations)
+
+
+def load_locomo(path: Path = DEFAULT_LOCOMO) -> Conversation:
+    """conv-26 as the shared README's measure feeds it: role user for speaker_a, assistant for
+    speaker_b, content "<speaker>: <text>", timestamp from its session; categories 1-4."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    conv = data["conversation"]
+    a, b = conv["speaker_a"], conv["speaker_b"]
+    sessions = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
+    history: list[dict] = []
+    by_id: dict[str, str] = {}
+    for n in sessions:
+        when = datetime.strptime(conv[f"session_{n}_date_time"], "%I:%M %p on %d %B, %Y")
+        for turn in conv[f"session_{n}"]:
+            content = f"{turn['speaker']}: {turn['text']}"
+            role = "user" if turn["speaker"] == a else "assistant" if turn["speaker"] == b else "user"
+            m = _EVIDENCE_RE.match(turn["dia_id"])
+            assert m is not None
+            dia = "D{}:{}".format(*m.groups())
+            history.append({"role": role, "content": content, "timestamp": when, "id": dia,
+                            "session": n})
+            by_id[dia] = content
+    questions = []
+    for qa in data["qa"]:
+        if qa.get("category") not in LOCOMO_CATEGORIES:
+            continue
+        ids = sorted({f"D{s}:{t}" for ev in qa.get("evidence", []) for s, t in _EVIDENCE_RE.findall(ev)})
+        ids = [i for i in ids if i in by_id]
+        if ids:  # a few questions list no evidence turn: they cannot be scored
+            questions.append({"question": qa["question"], "evidence": ids, "category": qa["category"]})
+    return Conversation(history, by_id, questions)
+
+
+def interleave_sessions(conv: Conversation, seed: int, group: int = 3) -> Conversation:
+    """The same turns with every ``group`` consecutive sessions' turns shuffled together (each
+    session keeps its internal order) on one timeline, a minute apart; questions unchanged."""
+    rng = random.Random(seed)
+    by_session: dict[int, list[dict]] = {}
+    for t in conv.history:
+        by_session.setdefault(t["session"], []).append(t)
+    order = sorted(by_session)
+    history: list[dict] = []
+    for g in range(0, len(order), group):
+        queues = [list(by_session[s]) for s in order[g:g + group]]
+        start = queues[0][0]["timestamp"]
+        k = 0
+        while any(queues):
+            # Pick a session with probability proportional to what it has left: a fair merge.
+            weights = [len(q) for q in queues]
+            q = rng.choices(queues, weights=weights)[0]
+            t = q.pop(0)
+            history.append({key: v for key, v in t.items() if key != "session"}
+                           | {"timestamp": start + timedelta(minutes=k)})
+            k += 1
+    return Conversation(history, dict(conv.by_id), [dict(q) for q in conv.questions])
+
+
+def strip_session(conv: Conversation) -> Conversation:
+    return Conversation([{k: v for k, v in t.items() if k != "session"} for t in conv.history],
+                        conv.by_id, conv.questions)
+
+
+# Seeds: tune on DEV_SEEDS, report HELD_OUT_SEEDS as well (never tuned on).
+DEV_SEEDS = (1, 2)
+HELD_OUT_SEEDS = (11, 12)
+HISTORIES_PER_SEED = 5
+
+
+def statement_log_set(lang: str, seeds: tuple[int, ...], split: str) -> DevSet:
+    convs = [generate_log(lang, seed * 100 + k, with_timestamps=bool(k % 2))
+             for seed in seeds for k in range(HISTORIES_PER_SEED)]
+    return DevSet(f"{lang}-log", split, convs)
+
+
+def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> list[DevSet]:
+    """Every dev set (and the held-out ones unless ``held_out`` is False); the conv-26 sets
+    only when the LoCoMo file is there."""
+    sets: list[DevSet] = []
+    if locomo is not None and locomo.is_file():
+        conv = load_locomo(locomo)
+        sets.append(DevSet("conv26", "dev", [strip_session(conv)]))
+        sets.append(DevSet("conv26-interleaved", "dev", [interleave_sessions(conv, seed=1)]))
+        if held_out:
+            sets.append(DevSet("conv26-interleaved", "held-out", [interleave_sessions(conv, seed=2)]))
+    for lang in ("zh", "en"):
+        sets.append(statement_log_set(lang, DEV_SEEDS, "dev"))
+        if held_out:
+            sets.append(statement_log_set(lang, HELD_OUT_SEEDS, "held-out"))
+    return sets
