@@ -1,9 +1,11 @@
 """ctxnotes benchmark suite: ``python -m bench`` (see ``python -m bench --help``).
 
-Builds workspaces of tldr pages (1,000 and 10,000 notes by default), measures
-ctxnotes in process and over MCP stdio, runs the peers (hello-agents' NoteTool,
-basic-memory) in their own virtual environments, and prints a Markdown table;
-the raw figures go to ``bench/results/bench-<time>.json`` (and ``.md``).
+Builds workspaces of tldr pages (1,000, 10,000 and 100,000 notes by default),
+measures ctxnotes in process and over MCP stdio, several clients at once over
+streamable HTTP (``--concurrency``), runs the peers (hello-agents' NoteTool,
+basic-memory) in their own virtual environments at 10,000 notes at most, and
+prints Markdown tables; the raw figures go to ``bench/results/bench-<time>.json``
+(and ``.md``).
 """
 
 from __future__ import annotations
@@ -22,16 +24,22 @@ from . import report
 RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_SCRATCH = Path(os.environ.get("CTXNOTES_BENCH_SCRATCH", "/tmp/ctxnotes-bench"))
 PEERS = ("hello-agents", "basic-memory")
+PEER_MAX_NOTES = 10000  # the peers index a few notes per second: they run at the largest size up to this
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     ap.add_argument("--data", help=f"shared data folder (default {C.DEFAULT_DATA})")
-    ap.add_argument("--sizes", default="1000,10000", help="workspace sizes, comma-separated (default 1000,10000)")
+    ap.add_argument("--sizes", default="1000,10000,100000",
+                    help="workspace sizes, comma-separated (default 1000,10000,100000)")
     ap.add_argument("--notes", type=int, help="one workspace size (overrides --sizes)")
     ap.add_argument("--repeat", type=int, default=3,
                     help="repetition scale: 3 = default counts; higher = more samples, slower")
-    ap.add_argument("--quick", action="store_true", help="a few hundred notes, no peers, a few seconds")
+    ap.add_argument("--quick", action="store_true",
+                    help="a few hundred notes, no peers, no concurrency section; ~15 s")
+    ap.add_argument("--concurrency", action="store_true",
+                    help="only the concurrency section: 8 HTTP clients, three loads (issue 16)")
+    ap.add_argument("--skip-concurrency", action="store_true", help="leave the concurrency section out")
     ap.add_argument("--skip-peers", action="store_true", help="measure ctxnotes only")
     ap.add_argument("--peers", default=",".join(PEERS), help=f"peers to run (default {','.join(PEERS)})")
     ap.add_argument("--skip-mcp", action="store_true", help="in-process figures only")
@@ -56,13 +64,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"not available: tldr pages not found under {args.data or C.DEFAULT_DATA} "
               f"(pass --data PATH to the shared data folder). Nothing measured.")
         return 0
-    if args.quick:
+    if args.concurrency:
+        sizes = []
+    elif args.quick:
         sizes = [args.notes or 300]
     elif args.notes:
         sizes = [args.notes]
     else:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    run_peers = not (args.quick or args.skip_peers)
+    run_peers = bool(sizes) and not (args.quick or args.skip_peers)
     scratch = args.scratch.resolve()
     scratch.mkdir(parents=True, exist_ok=True)
     started = time.time()
@@ -75,27 +85,39 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "data": str(data),
                      "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                                  "platform": platform.platform()},
-                     "pages": {"en": len(en), "zh": len(zh)}, "sizes": {}, "args": vars(args) | {
+                     "pages": {"en": len(en), "zh": len(zh)}, "sizes": {}, "part_seconds": {}, "args": vars(args) | {
                          "scratch": str(scratch), "out": str(args.out), "md_out": str(args.md_out)}}
     results["load_average"] = {"start": os.getloadavg()[0]}
     for n in sizes:
+        t0 = time.time()
         notes = C.corpus(en, zh, n)
         ws_dir = scratch / f"ws-{n}"
         res = ours.run_inprocess(ws_dir, notes, data, repeat=args.repeat, quick=args.quick,
                                  quality_per_lang=min(args.quality_queries, 100) if args.quick
                                  else args.quality_queries, progress=progress)
+        results["part_seconds"][f"{n} in process"] = time.time() - t0
         if not args.skip_mcp:
-            res["mcp"] = mcp_stdio.run(ws_dir, notes, quick=args.quick, repeat=args.repeat, progress=progress)
+            t1 = time.time()
+            res["mcp"] = mcp_stdio.run(ws_dir, notes, quick=args.quick, repeat=args.repeat, data=data,
+                                       progress=progress)
+            results["part_seconds"][f"{n} MCP stdio"] = time.time() - t1
         results["sizes"][n] = {"ours": res, "peers": {}}
         results["load_average"][f"after {n}"] = os.getloadavg()[0]
     if run_peers:
         from . import peers as P
         wanted = [p.strip() for p in args.peers.split(",") if p.strip()]
-        big = max(sizes)
-        notes = C.corpus(en, zh, big)
+        peer_size = max([n for n in sizes if n <= PEER_MAX_NOTES] or [min(sizes)])
+        notes = C.corpus(en, zh, peer_size)
         for name in wanted:
-            progress(f"peer {name}")
-            results["sizes"][big]["peers"][name] = P.run_peer(name, scratch, notes, data, args, progress)
+            t0 = time.time()
+            progress(f"peer {name} at {peer_size} notes")
+            results["sizes"][peer_size]["peers"][name] = P.run_peer(name, scratch, notes, data, args, progress)
+            results["part_seconds"][f"peer {name}"] = time.time() - t0
+    if args.concurrency or not (args.quick or args.skip_concurrency or args.skip_mcp):
+        from . import concurrency as K
+        t0 = time.time()
+        results["concurrency"] = K.run(scratch, data, progress=progress)
+        results["part_seconds"]["concurrency"] = time.time() - t0
     results["seconds"] = time.time() - started
     results["load_average"]["end"] = os.getloadavg()[0]
 
@@ -115,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def render(results: dict, sizes: list[int]) -> str:
+    from . import concurrency as K
     load = ", ".join(f"{k} {v:.1f}" for k, v in results.get("load_average", {}).items())
     parts = [f"# ctxnotes benchmark ({results['started']}, {results['machine']['cpus']} cores, "
              f"Python {results['machine']['python']}, {results['seconds']:.0f} s)",
@@ -122,38 +145,45 @@ def render(results: dict, sizes: list[int]) -> str:
              f"1-minute load average: {load} (other work on this machine inflates every figure; "
              "compare runs at similar load).",
              "",
-             f"Corpus: tldr pages ({results['pages']['en']} English, {results['pages']['zh']} Chinese), "
-             "one note per page, the first `>` description removed from the note and used as a query; "
-             "pages reused with a `(copy k)` suffix beyond one of each. Latency: p50/p95 over all calls "
-             "(queries: 25 each of English/Chinese descriptions and single words). Ratios: how many times "
-             "better ctxnotes is (their time / ours, or our rate / theirs)."]
-    big = max(sizes)
+             "Time per part: " + ", ".join(f"{k} {v:.0f} s" for k, v in results.get("part_seconds", {}).items()),
+             ""]
+    if sizes:
+        parts.append(
+            f"Corpus: tldr pages ({results['pages']['en']} English, {results['pages']['zh']} Chinese), one note "
+            "per page; half of the pages keep their first `>` description in the note (the \"kept\" query "
+            "class), the other half lose it and it becomes a query whose right answer is that page (the "
+            "\"removed\" class and the quality figure); pages reused with a `(copy k)` suffix beyond one of "
+            "each. Query classes: descriptions removed / kept (en, zh), single words (en, zh), common words "
+            "(alias pages' descriptions), long queries (description + 3 examples). Ratios: how many times "
+            "better ctxnotes is (their time / ours, or our rate / theirs).")
     for n in sizes:
         entry = results["sizes"][n]
-        with_targets = n == big and n >= 10000
-        parts += ["", f"## {n:,} notes", "", report.table(n, entry["ours"], entry["peers"], with_targets)]
+        with_targets = n in report.TARGETS
+        parts += ["", f"## {n:,} notes", "", report.table(n, entry["ours"], entry["peers"], with_targets),
+                  "", f"Search latency by query class at {n:,} notes:", "", report.latency_table(entry["ours"])]
         lines = report.notes_lines(entry["ours"], entry["peers"])
         if lines:
             parts += [""] + lines
     # A peer that ran on a smaller corpus (basic-memory is slow to index) is also compared with our
     # figures at that same size: like for like, not our 10k against their 1k.
-    for name, peer in results["sizes"][big]["peers"].items():
-        n = peer.get("corpus_notes")
-        if not peer.get("error") and n in results["sizes"] and n != big:
-            parts += ["", f"## Like for like: {name} and ctxnotes at {n:,} notes", "",
-                      report.table(n, results["sizes"][n]["ours"], {name: peer}, False)]
-    if big < 10000:
-        parts += ["", f"Targets are defined at 10,000 notes; this run's largest size is {big:,}: not checked."]
-    else:
-        ours = results["sizes"][big]["ours"]
-        missed = [label for key, label, *_r in report.ROWS
-                  if key in report.TARGETS and "MISS" in report.check(key, _rows(ours).get(key))]
-        parts += ["", "Targets missed at 10k: " + (", ".join(missed) if missed else "none")]
+    for size in sizes:
+        for name, peer in results["sizes"][size]["peers"].items():
+            n = peer.get("corpus_notes")
+            if not peer.get("error") and n in results["sizes"] and n != size:
+                parts += ["", f"## Like for like: {name} and ctxnotes at {n:,} notes", "",
+                          report.table(n, results["sizes"][n]["ours"], {name: peer}, False)]
+    if sizes:
+        parts += ["", "## Summary for the README (issue 13 figures; ✓/✗ = target met/missed at that size)", "",
+                  report.readme_table({n: results["sizes"][n]["ours"] for n in sizes})]
+        checked = [n for n in sizes if n in report.TARGETS]
+        if not checked:
+            parts += ["", "Targets are defined at 10,000 and 100,000 notes; not checked in this run."]
+        for n in checked:
+            missed = report.missed(n, results["sizes"][n]["ours"])
+            parts += ["", f"Targets missed at {n // 1000}k: " + (", ".join(missed) if missed else "none")]
+    if results.get("concurrency"):
+        parts += ["", "## Many clients, one server (streamable HTTP; issue 16)", "", K.render(results["concurrency"])]
     return "\n".join(parts)
-
-
-def _rows(res: dict) -> dict:
-    return {key: get(res) for key, _l, _u, _b, get in report.ROWS}
 
 
 if __name__ == "__main__":

@@ -1,10 +1,14 @@
 """The benchmark corpus: tldr pages as notes, description queries and the LoCoMo history.
 
-A page becomes a note titled with the command name whose content is the page
-body *without* its first ``>`` description line (that line is the query whose
-right answer is the page). English pages come from ``tldr/pages/common``,
-Chinese ones from ``tldr/pages.zh/common``. To reach N notes the pages are
-reused with a suffix (`` (copy k)`` in the title, a ``copy k`` line in the body).
+A page becomes a note titled with the command name. Half of the pages (a fixed
+half, by a hash of the page) lose their first ``>`` description line: that line
+is the query whose right answer is the page (the quality figure, and the
+"removed descriptions" latency class). The other half keep it, as real pages
+do, and their descriptions are the "kept descriptions" class: such a query
+finds its own words in the notes, which is what an agent searching for text it
+wrote sees. English pages come from ``tldr/pages/common``, Chinese ones from
+``tldr/pages.zh/common``. To reach N notes the pages are reused with a suffix
+(`` (copy k)`` in the title, a ``copy k`` line in the body).
 
 Everything here is deterministic (fixed seeds) so two runs index the same notes
 and ask the same queries.
@@ -29,6 +33,7 @@ DEFAULT_DATA = REPO.parent / "shared" / "data"
 # Common Chinese words for single-word queries (each occurs in several pages.zh/common pages).
 ZH_WORDS = ("文件", "目录", "压缩", "网络", "进程", "用户", "密码", "服务器", "下载", "配置",
             "显示", "删除", "安装", "容器", "分支", "端口", "权限", "日志", "镜像", "内存")
+_ALIAS_RE = re.compile(r"^(This command is an alias of|此命令为) `[^`]+`")
 _WORD_RE = re.compile(r"[A-Za-z][a-z]{4,}")
 _STOP = {"which", "their", "files", "about", "other", "using", "there", "these", "command", "commands",
          "information", "utility", "program", "manage", "tool", "tools", "based", "various"}
@@ -46,6 +51,11 @@ class Page:
     def key(self) -> str:
         return f"{self.lang}:{self.name}"
 
+    @property
+    def keeps_description(self) -> bool:
+        """A fixed half of the pages keeps its description in the note (by a hash, so stable across sizes)."""
+        return hashlib.sha1(self.key.encode()).digest()[0] % 2 == 0
+
 
 @dataclass
 class CorpusNote:
@@ -59,7 +69,8 @@ class CorpusNote:
 
     @property
     def content(self) -> str:
-        return self.page.body if self.copy == 0 else f"{self.page.body}\n\ncopy {self.copy}"
+        body = f"> {self.page.description}\n\n{self.page.body}" if self.page.keeps_description else self.page.body
+        return body if self.copy == 0 else f"{body}\n\ncopy {self.copy}"
 
     @property
     def tags(self) -> list[str]:
@@ -136,7 +147,10 @@ def corpus(en: list[Page], zh: list[Page], n: int, seed: int = 7) -> list[Corpus
 
 
 def write_workspace(root: Path, notes: list[CorpusNote]) -> None:
-    """Lay the notes out as ctxnotes files (same bytes the store would write), without an index."""
+    """Lay the notes out as ctxnotes files (same bytes the store would write), without an index.
+
+    Files are written directly (no store, no fsync): 100,000 notes take seconds, not minutes.
+    """
     from notes_store.document import dump_document, titled_body
     folder = root / "notes"
     folder.mkdir(parents=True, exist_ok=True)
@@ -144,7 +158,8 @@ def write_workspace(root: Path, notes: list[CorpusNote]) -> None:
     for n in notes:
         meta = {"id": n.id, "title": n.title, "type": "reference", "tags": n.tags,
                 "created_at": stamp, "updated_at": stamp}
-        (folder / f"{n.id}.md").write_bytes(dump_document(meta, titled_body(n.title, n.content)))
+        with open(folder / f"{n.id}.md", "wb") as fh:
+            fh.write(dump_document(meta, titled_body(n.title, n.content)))
 
 
 def write_plain(root: Path, notes: list[CorpusNote]) -> None:
@@ -154,13 +169,48 @@ def write_plain(root: Path, notes: list[CorpusNote]) -> None:
         (root / f"{n.id}.md").write_text(f"# {n.title}\n\n{n.content}\n", encoding="utf-8")
 
 
-def description_queries(notes: list[CorpusNote], lang: str, limit: int, seed: int = 11) -> list[tuple[str, str]]:
-    """(description, page key) for original pages of ``lang`` present in ``notes``; a fixed sample of ``limit``."""
-    pages = [n.page for n in notes if n.copy == 0 and n.page.lang == lang]
+def description_queries(notes: list[CorpusNote], lang: str, limit: int, seed: int = 11,
+                        kept: bool = False) -> list[tuple[str, str]]:
+    """(description, page key) for original pages of ``lang`` present in ``notes``; a fixed sample of ``limit``.
+
+    ``kept=False``: pages whose description was removed from the note (the quality queries);
+    ``kept=True``: pages that keep it (the query's words are all in the note).
+    """
+    pages = [n.page for n in notes if n.copy == 0 and n.page.lang == lang and n.page.keeps_description == kept]
     rng = random.Random(seed)
     if len(pages) > limit:
         pages = rng.sample(pages, limit)
     return [(p.description, p.key) for p in pages]
+
+
+def common_word_queries(notes: list[CorpusNote], count: int, seed: int = 17) -> list[str]:
+    """Alias-page descriptions (``此命令为 `nm` 的别名。``, ``This command is an alias of `let`.``), half each language.
+
+    Hundreds of pages share every word but the command name, so few notes hold every word and the
+    "some words" path collects many hits: the case a search engine must keep bounded.
+    """
+    out: list[str] = []
+    for lang in ("zh", "en"):
+        descs = sorted({n.page.description for n in notes
+                        if n.copy == 0 and n.page.lang == lang and _ALIAS_RE.match(n.page.description)})
+        rng = random.Random(seed)
+        out += rng.sample(descs, min(len(descs), count - len(out) if lang == "en" else count // 2))
+    return out
+
+
+def long_queries(notes: list[CorpusNote], count: int, seed: int = 19) -> list[str]:
+    """A page's description and its first three example lines as one query (~25-60 words), both languages."""
+    pages = sorted({n.page.key: n.page for n in notes if n.copy == 0}.values(), key=lambda p: p.key)
+    rng = random.Random(seed)
+    rng.shuffle(pages)
+    out = []
+    for p in pages:
+        examples = [ln[2:].strip() for ln in p.body.split("\n") if ln.startswith("- ")][:3]
+        if len(examples) == 3:
+            out.append(" ".join([p.description, *examples]))
+        if len(out) == count:
+            break
+    return out
 
 
 def word_queries(notes: list[CorpusNote], lang: str, count: int, seed: int = 13) -> list[str]:
@@ -178,13 +228,30 @@ def word_queries(notes: list[CorpusNote], lang: str, count: int, seed: int = 13)
     return rng.sample(common, min(count, len(common)))
 
 
+# Query classes for latency, in report order: (key, label).
+QUERY_CLASSES = (
+    ("desc_en", "descriptions removed from the notes, English"),
+    ("desc_zh", "descriptions removed from the notes, Chinese"),
+    ("kept_en", "descriptions kept in the notes, English"),
+    ("kept_zh", "descriptions kept in the notes, Chinese"),
+    ("word_en", "single words, English"),
+    ("word_zh", "single words, Chinese"),
+    ("common", "common words (alias pages: `此命令为 `nm` 的别名。`)"),
+    ("long", "long queries (description + 3 examples)"),
+)
+
+
 def latency_queries(notes: list[CorpusNote], per_kind: int = 25) -> dict[str, list[str]]:
-    """Queries for latency, by kind: description/word x en/zh."""
+    """Queries for latency, by class (see ``QUERY_CLASSES``)."""
     return {
         "desc_en": [q for q, _ in description_queries(notes, "en", per_kind, seed=21)],
         "desc_zh": [q for q, _ in description_queries(notes, "zh", per_kind, seed=22)],
+        "kept_en": [q for q, _ in description_queries(notes, "en", per_kind, seed=23, kept=True)],
+        "kept_zh": [q for q, _ in description_queries(notes, "zh", per_kind, seed=24, kept=True)],
         "word_en": word_queries(notes, "en", per_kind),
         "word_zh": word_queries(notes, "zh", per_kind),
+        "common": common_word_queries(notes, per_kind),
+        "long": long_queries(notes, per_kind),
     }
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from collections.abc import Callable
 
 from . import corpus as C
-from .stats import Timer, summary
+from .stats import Timer, class_summaries, summary
 
 log = logging.getLogger("bench")
 
@@ -34,7 +34,7 @@ def cold_index(ws_dir: Path, n: int, reps: int) -> dict:
         gc.collect()
         with Timer() as t:
             ws = open_workspace(ws_dir)
-        count = len(ws.catalogue)
+        count = ws.notes.list(limit=1).total  # public API: the catalogue's shape is the store's business
         ws.close()
         if count != n:
             raise RuntimeError(f"cold index found {count} notes, expected {n}")
@@ -55,24 +55,41 @@ def reopen(ws_dir: Path, reps: int) -> dict:
     return {"reps": reps, "seconds": summary(times)}
 
 
+# Single queries worth watching by name (issue 13's worst case: 782 hits on the "some words" path).
+PROBES = ("此命令为 `nm` 的别名。", "This command is an alias of `ls`.")
+
+
+def probe_queries(ws, rounds: int = 5) -> list[dict]:
+    """Each probe's median ms, total, matched path and whether the total is a lower bound."""
+    out = []
+    for q in PROBES:
+        times = []
+        r = None
+        for _ in range(rounds):
+            with Timer() as t:
+                r = ws.notes.search(q, limit=10)
+            times.append(t.ms)
+        assert r is not None
+        out.append({"query": q, "ms": summary(times), "total": r.total, "hits": len(r.hits),
+                    "matched": getattr(r, "matched", None),
+                    "total_is_lower_bound": getattr(r, "total_is_lower_bound", None)})
+    return out
+
+
 def search_latency(ws, queries: dict[str, list[str]], rounds: int) -> dict:
-    """Per query kind and overall: ms per ``ws.notes.search(q, limit=10)`` call."""
+    """Per query class and overall: ms per ``ws.notes.search(q, limit=10)`` call."""
     for qs in queries.values():  # warm-up: one pass, not timed
         for q in qs[:5]:
             ws.notes.search(q, limit=10)
-    out: dict[str, dict] = {}
-    every: list[float] = []
+    samples: dict[str, list[float]] = {}
     for kind, qs in queries.items():
-        times = []
+        times = samples[kind] = []
         for _ in range(rounds):
             for q in qs:
                 with Timer() as t:
                     ws.notes.search(q, limit=10)
                 times.append(t.ms)
-        out[kind] = summary(times)
-        every += times
-    out["all"] = summary(every)
-    return out
+    return class_summaries(samples)
 
 
 def quality(ws, notes: list[C.CorpusNote], per_lang: int) -> dict:
@@ -170,7 +187,8 @@ def run_inprocess(ws_dir: Path, notes: list[C.CorpusNote], data: Path, *, repeat
     res: dict = {"notes": n}
     progress(f"[{n}] writing {n} note files")
     prepare(ws_dir, notes)
-    cold_reps = max(1, (3 if n <= 2000 else 2) * repeat // 3) if not quick else 1
+    # One cold build at 50k+ (minutes each); the MCP section measures a second one through the server.
+    cold_reps = 1 if quick or n >= 50000 else max(1, (3 if n <= 2000 else 2) * repeat // 3)
     progress(f"[{n}] cold index x{cold_reps}")
     res["cold_index"] = cold_index(ws_dir, n, cold_reps)
     progress(f"[{n}] reopen with no changes")
@@ -180,6 +198,7 @@ def run_inprocess(ws_dir: Path, notes: list[C.CorpusNote], data: Path, *, repeat
         queries = C.latency_queries(notes, per_kind=10 if quick else 25)
         progress(f"[{n}] search latency")
         res["search"] = search_latency(ws, queries, rounds=1 if quick else max(1, 4 * repeat // 3))
+        res["probes"] = probe_queries(ws, rounds=2 if quick else 5)
         times = []
         for _ in range(20):
             with Timer() as t:

@@ -1,20 +1,34 @@
-"""Turn the measurements into a Markdown table: our figures, targets (10k), peers and ratios."""
+"""Turn the measurements into Markdown tables: our figures, targets (10k and 100k), peers and ratios."""
 
 from __future__ import annotations
 
 from typing import Any
 from collections.abc import Callable
 
-# Targets apply at 10,000 notes: (row key, op, threshold).
-TARGETS = {
-    "search_p95": ("<=", 10.0),
-    "mcp_search_p95": ("<=", 20.0),
-    "mcp_create_rate": (">=", 50.0),
-    "cold_rate": (">=", 300.0),
-    "reopen_p95": ("<=", 1.0),
-    "ctx_p95": ("<=", 150.0),
-    "start_p50": ("<=", 1.5),
-    "rss": ("<=", 250.0),
+from .corpus import QUERY_CLASSES
+
+# Targets by workspace size: row key -> (op, threshold). Issue 13 sets the 100k column and tightens
+# the start-up figure to "restart with no changes until the first search is answered".
+TARGETS: dict[int, dict[str, tuple[str, float]]] = {
+    10000: {
+        "mcp_cold_rate": (">=", 300.0),
+        "reopen_p95": ("<=", 1.0),
+        "restart_first_p95": ("<=", 1.5),
+        "search_p95": ("<=", 10.0),
+        "search_kept_p95": ("<=", 10.0),
+        "mcp_search_p95": ("<=", 20.0),
+        "mcp_create_rate": (">=", 50.0),
+        "ctx_p95": ("<=", 150.0),
+        "rss": ("<=", 250.0),
+    },
+    100000: {
+        "mcp_cold_rate": (">=", 500.0),
+        "restart_first_p95": ("<=", 2.0),
+        "search_kept_p95": ("<=", 10.0),
+        "mcp_search_p95": ("<=", 30.0),
+        "ctx_p95": ("<=", 200.0),
+        "rss": ("<=", 400.0),
+    },
 }
 
 
@@ -26,18 +40,53 @@ def _get(d: Any, *path: str) -> Any:
     return d
 
 
+def _s(ms: float | None) -> float | None:
+    return None if ms is None else ms / 1000
+
+
+def _rss(r: dict) -> Any:
+    """Peak RSS of the server that built its own index, after everything (older results: ``rss_mb``)."""
+    return _get(r, "mcp", "rss", "peak_mb") or _get(r, "mcp", "rss_mb")
+
+
 # (key, label, unit, better, getter over a result dict of the same shape for ours and peers)
-ROWS: list[tuple[str, str, str, str, Callable[[dict], Any]]] = [
-    ("cold_rate", "cold index (p50)", "notes/s", "higher", lambda r: _get(r, "cold_index", "notes_per_s", "p50")),
-    ("cold_s", "cold index time (p50)", "s", "lower", lambda r: _get(r, "cold_index", "seconds", "p50")),
-    ("reopen_p50", "reopen, no changes (p50)", "s", "lower", lambda r: _get(r, "reopen", "seconds", "p50")),
-    ("reopen_p95", "reopen, no changes (p95)", "s", "lower", lambda r: _get(r, "reopen", "seconds", "p95")),
-    ("search_p50", "search in process p50 (all queries)", "ms", "lower", lambda r: _get(r, "search", "all", "p50")),
-    ("search_p95", "search in process p95 (all queries)", "ms", "lower", lambda r: _get(r, "search", "all", "p95")),
-    ("search_desc_en_p95", "  p95 descriptions, English", "ms", "lower", lambda r: _get(r, "search", "desc_en", "p95")),
-    ("search_desc_zh_p95", "  p95 descriptions, Chinese", "ms", "lower", lambda r: _get(r, "search", "desc_zh", "p95")),
-    ("search_word_en_p95", "  p95 single words, English", "ms", "lower", lambda r: _get(r, "search", "word_en", "p95")),
-    ("search_word_zh_p95", "  p95 single words, Chinese", "ms", "lower", lambda r: _get(r, "search", "word_zh", "p95")),
+Row = tuple[str, str, str, str, Callable[[dict], Any]]
+ROWS: list[Row] = [
+    ("mcp_cold_rate", "cold index through the server (spawn until first search answered)", "notes/s", "higher",
+     lambda r: _get(r, "mcp", "cold_index", "notes_per_s")),
+    ("mcp_cold_s", "  cold index through the server, time", "s", "lower", lambda r: _get(r, "mcp", "cold_index", "seconds")),
+    ("cold_rate", "cold index in process (open_workspace, p50)", "notes/s", "higher",
+     lambda r: _get(r, "cold_index", "notes_per_s", "p50")),
+    ("reopen_p50", "reopen in process, no changes (p50)", "s", "lower", lambda r: _get(r, "reopen", "seconds", "p50")),
+    ("reopen_p95", "reopen in process, no changes (p95)", "s", "lower", lambda r: _get(r, "reopen", "seconds", "p95")),
+    ("restart_first_p50", "restart, no changes: spawn until first search answered (p50)", "s", "lower",
+     lambda r: _s(_get(r, "mcp", "restart", "first_search_ms", "p50"))),
+    ("restart_first_p95", "restart, no changes: spawn until first search answered (p95)", "s", "lower",
+     lambda r: _s(_get(r, "mcp", "restart", "first_search_ms", "p95"))),
+    ("start_p50", "server start until tools/list answers (p50)", "s", "lower",
+     lambda r: _s(_get(r, "mcp", "start_to_tools_list_ms", "p50"))),
+    ("search_p50", "search in process p50 (all classes)", "ms", "lower", lambda r: _get(r, "search", "all", "p50")),
+    ("search_p95", "search in process p95 (all classes)", "ms", "lower", lambda r: _get(r, "search", "all", "p95")),
+    ("search_p99", "search in process p99 (all classes)", "ms", "lower", lambda r: _get(r, "search", "all", "p99")),
+    ("search_kept_p95", "  p95 descriptions kept in the notes (en+zh)", "ms", "lower",
+     lambda r: _get(r, "search", "kept", "p95")),
+    ("search_desc_p95", "  p95 descriptions removed from the notes (en+zh)", "ms", "lower",
+     lambda r: _get(r, "search", "desc", "p95")),
+    ("search_common_p95", "  p95 common-word queries (alias pages)", "ms", "lower",
+     lambda r: _get(r, "search", "common", "p95")),
+    ("search_long_p95", "  p95 long queries", "ms", "lower", lambda r: _get(r, "search", "long", "p95")),
+    ("mcp_search_p50", "search per MCP stdio call p50 (all classes)", "ms", "lower",
+     lambda r: _get(r, "mcp", "search", "all", "p50")),
+    ("mcp_search_p95", "search per MCP stdio call p95 (all classes)", "ms", "lower",
+     lambda r: _get(r, "mcp", "search", "all", "p95")),
+    ("mcp_search_p99", "search per MCP stdio call p99 (all classes)", "ms", "lower",
+     lambda r: _get(r, "mcp", "search", "all", "p99")),
+    ("mcp_search_kept_p95", "  p95 per MCP call, descriptions kept", "ms", "lower",
+     lambda r: _get(r, "mcp", "search", "kept", "p95")),
+    ("mcp_search_common_p95", "  p95 per MCP call, common-word queries", "ms", "lower",
+     lambda r: _get(r, "mcp", "search", "common", "p95")),
+    ("mcp_list_p50", "note_list per MCP call p50 (the per-call floor)", "ms", "lower",
+     lambda r: _get(r, "mcp", "note_list_ms", "p50")),
     ("q_en", "quality: description -> page in top 10, English", "share", "higher", lambda r: _get(r, "quality", "en", "top10")),
     ("q_zh", "quality: description -> page in top 10, Chinese", "share", "higher", lambda r: _get(r, "quality", "zh", "top10")),
     ("q1_en", "quality: page at rank 1, English", "share", "higher", lambda r: _get(r, "quality", "en", "top1")),
@@ -45,36 +94,31 @@ ROWS: list[tuple[str, str, str, str, Callable[[dict], Any]]] = [
     ("create_p50", "durable create in process p50", "ms", "lower", lambda r: _get(r, "writes", "create_ms", "p50")),
     ("create_p95", "durable create in process p95", "ms", "lower", lambda r: _get(r, "writes", "create_ms", "p95")),
     ("create_rate", "durable create in process", "notes/s", "higher", lambda r: _get(r, "writes", "create_per_s")),
-    ("update_p50", "durable update in process p50", "ms", "lower", lambda r: _get(r, "writes", "update_ms", "p50")),
     ("update_p95", "durable update in process p95", "ms", "lower", lambda r: _get(r, "writes", "update_ms", "p95")),
     ("update_rate", "durable update in process", "notes/s", "higher", lambda r: _get(r, "writes", "update_per_s")),
-    ("list_p95", "list 10 most recent p95", "ms", "lower", lambda r: _get(r, "list_ms", "p95")),
-    ("mcp_search_p50", "search per MCP stdio call p50", "ms", "lower", lambda r: _get(r, "mcp", "search", "all", "p50")),
-    ("mcp_search_p95", "search per MCP stdio call p95", "ms", "lower", lambda r: _get(r, "mcp", "search", "all", "p95")),
+    ("list_p95", "list 10 most recent in process p95", "ms", "lower", lambda r: _get(r, "list_ms", "p95")),
     ("mcp_create_p50", "create per MCP stdio call p50", "ms", "lower", lambda r: _get(r, "mcp", "create_ms", "p50")),
     ("mcp_create_p95", "create per MCP stdio call p95", "ms", "lower", lambda r: _get(r, "mcp", "create_ms", "p95")),
     ("mcp_create_rate", "create over MCP stdio", "notes/s", "higher", lambda r: _get(r, "mcp", "create_per_s")),
-    ("mcp_update_p50", "update per MCP stdio call p50", "ms", "lower", lambda r: _get(r, "mcp", "update_ms", "p50")),
     ("mcp_update_p95", "update per MCP stdio call p95", "ms", "lower", lambda r: _get(r, "mcp", "update_ms", "p95")),
     ("mcp_update_rate", "update over MCP stdio", "notes/s", "higher", lambda r: _get(r, "mcp", "update_per_s")),
-    ("ctx_p50", "build_context p50 (600 turns + workspace, 2k budget)", "ms", "lower",
+    ("ctx_p50", "build_context in process p50 (600 turns + workspace, 2k budget)", "ms", "lower",
      lambda r: _get(r, "build_context", "with_workspace", "ms", "p50")),
-    ("ctx_p95", "build_context p95 (600 turns + workspace, 2k budget)", "ms", "lower",
+    ("ctx_p95", "build_context in process p95 (600 turns + workspace, 2k budget)", "ms", "lower",
      lambda r: _get(r, "build_context", "with_workspace", "ms", "p95")),
     ("ctx_hist_p95", "  build_context p95, history only (no workspace)", "ms", "lower",
      lambda r: _get(r, "build_context", "history_only", "ms", "p95")),
-    ("start_p50", "server start until tools/list answers (p50)", "s", "lower",
-     lambda r: _s(_get(r, "mcp", "start_to_tools_list_ms", "p50"))),
-    ("start_p95", "server start until tools/list answers (p95)", "s", "lower",
-     lambda r: _s(_get(r, "mcp", "start_to_tools_list_ms", "p95"))),
-    ("first_call", "first tool call after start (opens the workspace)", "s", "lower",
-     lambda r: _s(_get(r, "mcp", "first_call_ms"))),
-    ("rss", "server peak RSS (VmHWM) after the runs", "MB", "lower", lambda r: _get(r, "mcp", "rss_mb")),
+    ("mcp_ctx_p95", "build_context per MCP stdio call p95 (same inputs)", "ms", "lower",
+     lambda r: _get(r, "mcp", "build_context_ms", "p95")),
+    ("rss", "server peak RSS: built its own index, then all calls incl. build_context", "MB", "lower", _rss),
+    ("rss_cold_peak", "  peak RSS right after building the index", "MB", "lower",
+     lambda r: _get(r, "mcp", "rss_after_cold_index", "peak_mb")),
+    ("rss_cold_now", "  RSS right after building the index (now, not peak)", "MB", "lower",
+     lambda r: _get(r, "mcp", "rss_after_cold_index", "now_mb")),
+    ("rss_restarted", "server peak RSS: restarted, searches + build_context", "MB", "lower",
+     lambda r: _get(r, "mcp", "rss_restarted", "peak_mb")),
 ]
-
-
-def _s(ms: float | None) -> float | None:
-    return None if ms is None else ms / 1000
+ROW_BY_KEY = {row[0]: row for row in ROWS}
 
 
 def fmt(v: Any, unit: str) -> str:
@@ -98,14 +142,26 @@ def better_ratio(ours: float | None, theirs: float | None, better: str) -> float
     return theirs / ours if better == "lower" else ours / theirs
 
 
-def check(key: str, v: float | None) -> str:
-    if key not in TARGETS:
+def check(key: str, v: float | None, size: int = 10000) -> str:
+    """``<= 20: **PASS**`` for a row with a target at this size, else ""."""
+    target = TARGETS.get(size, {}).get(key)
+    if target is None:
         return ""
-    op, thr = TARGETS[key]
+    op, thr = target
     if v is None:
         return f"{op} {thr:g}: n/a"
     ok = v <= thr if op == "<=" else v >= thr
     return f"{op} {thr:g}: **{'PASS' if ok else 'MISS'}**"
+
+
+def missed(size: int, ours: dict) -> list[str]:
+    """Labels of the rows whose target at ``size`` is missed (or not measured)."""
+    out = []
+    for key in TARGETS.get(size, {}):
+        _k, label, _u, _b, get = ROW_BY_KEY[key]
+        if "PASS" not in check(key, get(ours), size):
+            out.append(label.strip())
+    return out
 
 
 def table(size: int, ours: dict, peers: dict[str, dict], with_targets: bool) -> str:
@@ -113,7 +169,7 @@ def table(size: int, ours: dict, peers: dict[str, dict], with_targets: bool) -> 
     peer_names = [p for p in peers if not peers[p].get("error")]
     head = ["figure", "unit", f"ctxnotes ({size:,} notes)"]
     if with_targets:
-        head.append("target (10k)")
+        head.append(f"target ({size // 1000}k)")
     for p in peer_names:
         corpus = peers[p].get("corpus_label", "")
         head += [f"{p} {corpus}".strip(), f"ctxnotes × better than {p}"]
@@ -123,11 +179,12 @@ def table(size: int, ours: dict, peers: dict[str, dict], with_targets: bool) -> 
     for key, label, unit, better, get in ROWS:
         ov = get(ours)
         pv = {p: get(peers[p]) for p in peer_names}
-        if ov is None and all(v is None for v in pv.values()) and key not in TARGETS:
+        has_target = with_targets and key in TARGETS.get(size, {})
+        if ov is None and all(v is None for v in pv.values()) and not has_target:
             continue
         row = [label, unit, fmt(ov, unit)]
         if with_targets:
-            row.append(check(key, ov))
+            row.append(check(key, ov, size))
         for p in peer_names:
             r = better_ratio(ov, pv[p], better)
             row += [fmt(pv[p], unit), "—" if r is None else f"{r:.2f}×" if r >= 0.1 else f"{r:.3f}×"]
@@ -138,17 +195,73 @@ def table(size: int, ours: dict, peers: dict[str, dict], with_targets: bool) -> 
     return "\n".join(lines)
 
 
+def _pcts(s: dict | None) -> str:
+    if not s or not s.get("n"):
+        return "—"
+    return " / ".join(fmt(s.get(k), "ms") for k in ("p50", "p95", "p99")) + f" (n={s['n']})"
+
+
+def latency_table(ours: dict) -> str:
+    """Search latency per query class: p50 / p95 / p99 in process and per MCP stdio call."""
+    lines = ["| query class | in process p50 / p95 / p99 ms | per MCP call p50 / p95 / p99 ms |", "|---|---|---|"]
+    for key, label in [*QUERY_CLASSES, ("kept", "descriptions kept, both languages"), ("all", "all classes")]:
+        inp, mcp = _get(ours, "search", key), _get(ours, "mcp", "search", key)
+        if inp is None and mcp is None:
+            continue
+        lines.append(f"| {label} | {_pcts(inp)} | {_pcts(mcp)} |")
+    probes = ours.get("probes") or []
+    if probes:
+        lines += ["", "| probe query | in process p50 ms | total | matched | total is a lower bound |",
+                  "|---|---|---|---|---|"]
+        for p in probes:
+            lb = p.get("total_is_lower_bound")
+            lines.append(f"| `{p['query']}` | {fmt(p['ms']['p50'], 'ms')} | {p['total']} | {p.get('matched') or '—'} "
+                         f"| {'—' if lb is None else 'yes' if lb else 'no'} |")
+    return "\n".join(lines)
+
+
+# The README table: one row per issue-13 figure, one column per size, targets beside.
+README_ROWS = ("mcp_search_p95", "mcp_search_p50", "search_kept_p95", "search_p95", "mcp_cold_rate",
+               "rss", "rss_restarted", "restart_first_p95", "ctx_p95", "mcp_list_p50", "mcp_create_rate",
+               "q_en", "q_zh")
+
+
+def _target_text(target: tuple[str, float] | None) -> str:
+    if target is None:
+        return ""
+    op, thr = target
+    return f"{'≤' if op == '<=' else '≥'} {thr:g}"
+
+
+def readme_table(sizes: dict[int, dict]) -> str:
+    """Figures by size with the 10k / 100k targets, ready for the README's Performance section."""
+    order = sorted(sizes)
+    head = ["figure", "unit"] + [f"{n // 1000}k notes" if n >= 1000 else f"{n} notes" for n in order]
+    head += ["target 10k", "target 100k"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for key in README_ROWS:
+        _k, label, unit, _b, get = ROW_BY_KEY[key]
+        cells = []
+        for n in order:
+            v = get(sizes[n])
+            verdict = check(key, v, n)
+            mark = "" if not verdict else " ✓" if "PASS" in verdict else " ✗"
+            cells.append(fmt(v, unit) + mark)
+        targets = [_target_text(TARGETS[t].get(key)) for t in (10000, 100000)]
+        lines.append("| " + " | ".join([label.strip(), unit, *cells, *targets]) + " |")
+    return "\n".join(lines)
+
+
 def notes_lines(ours: dict, peers: dict[str, dict]) -> list[str]:
     out = []
-    for key in ("build_context",):
-        err = _get(ours, key, "error")
-        if err:
-            out.append(f"- build_context with workspace: {err}")
+    err = _get(ours, "build_context", "error")
+    if err:
+        out.append(f"- build_context with workspace: {err}")
     mcp = ours.get("mcp") or {}
-    if mcp.get("error"):
-        out.append(f"- MCP stdio: {mcp['error']}")
-    if mcp.get("write_error"):
-        out.append(f"- MCP writes: not available: {mcp['write_error']}")
+    for key, what in (("error", "MCP stdio"), ("write_error", "MCP writes: not available"),
+                      ("build_context_error", "MCP build_context: not available")):
+        if mcp.get(key):
+            out.append(f"- {what}: {mcp[key]}")
     if mcp.get("launch"):
         out.append(f"- server launched as `{mcp['launch']}`")
     ev = _get(ours, "build_context", "evidence")

@@ -1,4 +1,4 @@
-"""Small statistics and timing helpers (medians and nearest-rank p95, in ms unless said)."""
+"""Small statistics and timing helpers (medians and nearest-rank p95/p99, in ms unless said)."""
 
 from __future__ import annotations
 
@@ -19,11 +19,28 @@ def pct(values: Iterable[float], q: float) -> float | None:
 
 
 def summary(values: list[float]) -> dict:
-    """{n, p50, p95, min, max} of a list of samples (same unit as the samples)."""
+    """{n, p50, p95, p99, min, max} of a list of samples (same unit as the samples).
+
+    With fewer than 100 samples the p99 is the maximum (nearest rank): read it as such.
+    """
     if not values:
-        return {"n": 0, "p50": None, "p95": None, "min": None, "max": None}
+        return {"n": 0, "p50": None, "p95": None, "p99": None, "min": None, "max": None}
     return {"n": len(values), "p50": statistics.median(values), "p95": pct(values, 95),
-            "min": min(values), "max": max(values)}
+            "p99": pct(values, 99), "min": min(values), "max": max(values)}
+
+
+# Query classes pooled for a figure: both languages of a description class.
+GROUPS = {"desc": ("desc_en", "desc_zh"), "kept": ("kept_en", "kept_zh")}
+
+
+def class_summaries(samples: dict[str, list[float]]) -> dict:
+    """Per class, per pooled group (``GROUPS``) and over all samples: ``summary`` of the ms."""
+    out = {kind: summary(times) for kind, times in samples.items()}
+    for group, kinds in GROUPS.items():
+        if any(k in samples for k in kinds):
+            out[group] = summary([t for k in kinds for t in samples.get(k, [])])
+    out["all"] = summary([t for times in samples.values() for t in times])
+    return out
 
 
 class Timer:
@@ -44,6 +61,18 @@ def vm_hwm_mb(pid: int | None = None) -> float | None:
         with open(f"/proc/{pid or os.getpid()}/status", encoding="ascii") as fh:
             for line in fh:
                 if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def vm_rss_mb(pid: int | None = None) -> float | None:
+    """Current resident set size (VmRSS) of a process in MB, from /proc."""
+    try:
+        with open(f"/proc/{pid or os.getpid()}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
                     return int(line.split()[1]) / 1024
     except OSError:
         return None
