@@ -17,6 +17,7 @@ import platform
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from . import corpus as C
 from . import report
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from . import mcp_stdio, ours
     en, zh = C.load_pages(data)
-    results: dict = {"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "data": str(data),
+    results: dict[str, Any] = {"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "data": str(data),
                      "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                                  "platform": platform.platform()},
                      "pages": {"en": len(en), "zh": len(zh)}, "sizes": {}, "part_seconds": {}, "args": vars(args) | {
@@ -136,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def render(results: dict, sizes: list[int]) -> str:
+def render(results: dict[str, Any], sizes: list[int]) -> str:
     from . import concurrency as K
     load = ", ".join(f"{k} {v:.1f}" for k, v in results.get("load_average", {}).items())
     parts = [f"# ctxnotes benchmark ({results['started']}, {results['machine']['cpus']} cores, "

@@ -35,6 +35,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from collections.abc import Callable
 
 from . import corpus as C
 from .stats import summary
@@ -69,20 +70,20 @@ def _ids(structured: Any) -> list[str]:
 def _created_id(structured: Any) -> str | None:
     if isinstance(structured, dict):
         if isinstance(structured.get("id"), str):
-            return structured["id"]
+            return str(structured["id"])
         for v in structured.values():
             if isinstance(v, dict) and isinstance(v.get("id"), str):
-                return v["id"]
+                return str(v["id"])
     return None
 
 
 def _content(structured: Any) -> str | None:
     if isinstance(structured, dict):
         if isinstance(structured.get("content"), str):
-            return structured["content"]
+            return str(structured["content"])
         for v in structured.values():
             if isinstance(v, dict) and isinstance(v.get("content"), str):
-                return v["content"]
+                return str(v["content"])
     return None
 
 
@@ -98,7 +99,7 @@ def plan(role: str, idx: int, calls: int) -> list[str]:
 
 
 async def _client_main(url: str, role: str, idx: int, calls: int, seed_ids: list[str], queries: list[str],
-                       barrier: Any) -> dict:
+                       barrier: Any) -> dict[str, Any]:
     """One client: connect, wait for the others, make its calls; returns its records."""
     import anyio
     from mcp import Client
@@ -160,7 +161,7 @@ async def _client_main(url: str, role: str, idx: int, calls: int, seed_ids: list
                     with anyio.fail_after(CALL_TIMEOUT):
                         r = await c.call_tool(name, args)
                     if r.is_error:
-                        ok, err = False, (r.content[0].text if r.content else "?")[:200]
+                        ok, err = False, str(getattr(r.content[0], "text", "?") if r.content else "?")[:200]
                 except Exception as exc:
                     ok, err = False, f"{type(exc).__name__}: {exc}"[:200]
                 t1 = time.monotonic()
@@ -193,7 +194,7 @@ def _client_process(url: str, role: str, idx: int, calls: int, seed_ids: list[st
     out.put((idx, res))
 
 
-def _wait_ready(proc: subprocess.Popen, port: int, timeout: float = 60.0) -> None:
+def _wait_ready(proc: subprocess.Popen[bytes], port: int, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -212,7 +213,7 @@ def _server_cmd(ws_dir: Path, port: int) -> list[str]:
     return head + ["--workspace", str(ws_dir), "serve", "--http", "--host", "127.0.0.1", "--port", str(port)]
 
 
-async def _verify(url: str, created: list[str], updates: dict[str, str]) -> dict:
+async def _verify(url: str, created: list[str], updates: dict[str, str]) -> dict[str, Any]:
     """Read back every acknowledged create and the last acknowledged update of every note."""
     import anyio
     from mcp import Client
@@ -232,7 +233,7 @@ async def _verify(url: str, created: list[str], updates: dict[str, str]) -> dict
 
 
 def run_load(load: str, scratch: Path, notes: list[C.CorpusNote], *, clients: int = CLIENTS, calls: int = CALLS,
-             load_timeout: float = LOAD_TIMEOUT, progress=print) -> dict:
+             load_timeout: float = LOAD_TIMEOUT, progress: Callable[[str], None] = print) -> dict[str, Any]:
     """One load on a fresh workspace and server; figures and checks."""
     import anyio
     ws_dir = scratch / f"conc-{load}"
@@ -262,7 +263,7 @@ def run_load(load: str, scratch: Path, notes: list[C.CorpusNote], *, clients: in
                             daemon=True)
             p.start()
             procs.append(p)
-        got: dict[int, dict] = {}
+        got: dict[int, dict[str, Any]] = {}
         deadline = time.monotonic() + load_timeout
         while len(got) < clients and time.monotonic() < deadline:
             try:
@@ -328,7 +329,7 @@ async def _warm(url: str, query: str) -> None:
 
 
 def run(scratch: Path, data: Path, *, clients: int = CLIENTS, calls: int = CALLS, seeds: int = SEEDS,
-        progress=print) -> dict:
+        progress: Callable[[str], None] = print) -> dict[str, Any]:
     """All three loads, with the issue-16 checks."""
     en, zh = C.load_pages(data)
     notes = C.corpus(en, zh, seeds)
@@ -340,11 +341,11 @@ def run(scratch: Path, data: Path, *, clients: int = CLIENTS, calls: int = CALLS
     return out
 
 
-def _p95(load: dict, op: str) -> float | None:
+def _p95(load: dict[str, Any], op: str) -> float | None:
     return ((load.get("ops") or {}).get(op) or {}).get("p95")
 
 
-def checks(res: dict) -> list[tuple[str, str, bool | None]]:
+def checks(res: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
     """(target, figure, passed) for the issue-16 targets."""
     loads = res.get("loads", {})
     s, w, m = loads.get("search", {}), loads.get("writer", {}), loads.get("mixed", {})
@@ -378,7 +379,7 @@ def checks(res: dict) -> list[tuple[str, str, bool | None]]:
     return out
 
 
-def render(res: dict) -> str:
+def render(res: dict[str, Any]) -> str:
     """The concurrency table and the target checks, in Markdown."""
     def f(v: float | None) -> str:
         return "—" if v is None else f"{v:.1f}"

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 from collections.abc import Iterator
 
 REPO = Path(__file__).resolve().parent.parent
@@ -258,7 +259,7 @@ def latency_queries(notes: list[CorpusNote], per_kind: int = 25) -> dict[str, li
 _EVIDENCE_RE = re.compile(r"D:?(\d+):0*(\d+)")
 
 
-def locomo_history(data: Path, turns: int = 600) -> tuple[list[dict], list[str]]:
+def locomo_history(data: Path, turns: int = 600) -> tuple[list[dict[str, Any]], list[str]]:
     """(history of ``turns`` turns, questions): conv-26 repeated with suffixes; oldest first."""
     raw = json.loads((data / "locomo" / "conv-26.json").read_text(encoding="utf-8"))
     conv = raw["conversation"]
@@ -270,7 +271,7 @@ def locomo_history(data: Path, turns: int = 600) -> tuple[list[dict], list[str]]
         for t in conv[f"session_{s}"]:
             base.append({"role": "user" if t["speaker"] == a else "assistant",
                          "content": f"{t['speaker']}: {t['text']}", "timestamp": when})
-    history = []
+    history: list[dict[str, Any]] = []
     k = 0
     while len(history) < turns:
         for t in base:

@@ -25,6 +25,8 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
+from collections.abc import Callable
 
 from . import corpus as C
 from .stats import Timer, children_of, class_summaries, summary, vm_hwm_mb, vm_rss_mb
@@ -51,7 +53,7 @@ def child_env() -> dict[str, str] | None:
     return {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else None
 
 
-def _params(ws_dir: Path):
+def _params(ws_dir: Path) -> Any:
     from mcp import StdioServerParameters
     cmd, args, _ = server_command(ws_dir)
     log = ws_dir.parent / f"{ws_dir.name}-server-stderr.log"  # server logs stay out of the report
@@ -75,7 +77,7 @@ class ToolFailed(RuntimeError):
     pass
 
 
-async def _call(client, name: str, args: dict) -> tuple[float, object]:
+async def _call(client: Any, name: str, args: dict[str, Any]) -> tuple[float, Any]:
     with Timer() as t:
         r = await client.call_tool(name, args)
     if r.is_error:
@@ -84,29 +86,29 @@ async def _call(client, name: str, args: dict) -> tuple[float, object]:
     return t.ms, r
 
 
-def _result_id(r) -> str | None:
+def _result_id(r: Any) -> str | None:
     sc = r.structured_content or {}
     if isinstance(sc, dict):
-        if "id" in sc:
-            return sc["id"]
+        if isinstance(sc.get("id"), str):
+            return str(sc["id"])
         for v in sc.values():
-            if isinstance(v, dict) and "id" in v:
-                return v["id"]
+            if isinstance(v, dict) and isinstance(v.get("id"), str):
+                return str(v["id"])
     return None
 
 
-def _rss(pid: int | None) -> dict:
+def _rss(pid: int | None) -> dict[str, Any]:
     return {"peak_mb": vm_hwm_mb(pid) if pid else None, "now_mb": vm_rss_mb(pid) if pid else None}
 
 
-def history_args(data: Path, turns: int = 600) -> tuple[list[dict], list[str]]:
+def history_args(data: Path, turns: int = 600) -> tuple[list[dict[str, Any]], list[str]]:
     """The LoCoMo history as MCP ``history`` turns (timestamps as ISO strings), and its questions."""
     history, questions = C.locomo_history(data, turns)
     return [{"role": t["role"], "content": t["content"], "timestamp": t["timestamp"].isoformat()}
             for t in history], questions
 
 
-async def _search_classes(c, queries: dict[str, list[str]], rounds: int) -> dict:
+async def _search_classes(c: Any, queries: dict[str, list[str]], rounds: int) -> dict[str, Any]:
     for qs in queries.values():  # warm-up, not timed
         for q in qs[:3]:
             await _call(c, "note_search", {"query": q, "limit": 10})
@@ -120,7 +122,8 @@ async def _search_classes(c, queries: dict[str, list[str]], rounds: int) -> dict
     return class_summaries(samples)
 
 
-async def _restarted_size(c, ws_dir: Path, queries: dict[str, list[str]], hist, out: dict) -> None:
+async def _restarted_size(c: Any, ws_dir: Path, queries: dict[str, list[str]], hist: Any,
+                          out: dict[str, Any]) -> None:
     """On a restarted server: a short search round and one build_context (tiktoken loaded), then its RSS."""
     pid = _child_pid(ws_dir)
     await _search_classes(c, {k: v[:5] for k, v in queries.items()}, 1)
@@ -135,7 +138,7 @@ async def _restarted_size(c, ws_dir: Path, queries: dict[str, list[str]], hist, 
 
 async def measure(ws_dir: Path, notes: list[C.CorpusNote], data: Path | None, *, restarts: int,
                   search_rounds: int, per_kind: int, writes: int, list_calls: int, ctx_runs: int,
-                  progress=print) -> dict:
+                  progress: Callable[[str], None] = print) -> dict[str, Any]:
     try:
         import anyio
         from mcp import Client
@@ -143,7 +146,7 @@ async def measure(ws_dir: Path, notes: list[C.CorpusNote], data: Path | None, *,
         return {"error": f"not available: mcp client ({exc})"}
     n = len(notes)
     params = _params(ws_dir)
-    out: dict = {"launch": server_command(ws_dir)[2]}
+    out: dict[str, Any] = {"launch": server_command(ws_dir)[2]}
     queries = C.latency_queries(notes, per_kind=per_kind)
     first_q = queries["word_en"][0] if queries["word_en"] else "file"
     hist = history_args(data) if data is not None and (data / "locomo" / "conv-26.json").is_file() else None
@@ -197,9 +200,9 @@ async def measure(ws_dir: Path, notes: list[C.CorpusNote], data: Path | None, *,
             out["update_per_s"] = writes / total.s
         except ToolFailed as exc:
             out["write_error"] = str(exc)
-        for nid in created:
-            if nid:
-                await c.call_tool("note_delete", {"note_id": nid})
+        for created_id in created:
+            if created_id:
+                await c.call_tool("note_delete", {"note_id": created_id})
         out["rss_before_build_context"] = _rss(pid)
 
         if hist is not None and ctx_runs:
@@ -221,7 +224,7 @@ async def measure(ws_dir: Path, notes: list[C.CorpusNote], data: Path | None, *,
     # 2. Restart with nothing changed: a new process each time; the last one also reports its size
     #    once it has searched and built a context (tiktoken loaded).
     progress(f"[{n}] MCP stdio: restart with no changes x{restarts}, then RSS after searches + build_context")
-    starts: list[dict] = []
+    starts: list[dict[str, Any]] = []
     for i in range(restarts):
         with anyio.fail_after(max(60.0, n / 200)):
             t0 = time.perf_counter()
@@ -240,7 +243,7 @@ async def measure(ws_dir: Path, notes: list[C.CorpusNote], data: Path | None, *,
 
 
 def run(ws_dir: Path, notes: list[C.CorpusNote], *, quick: bool, repeat: int, data: Path | None = None,
-        progress=print) -> dict:
+        progress: Callable[[str], None] = print) -> dict[str, Any]:
     import anyio
     try:
         return anyio.run(lambda: measure(

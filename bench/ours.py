@@ -8,6 +8,7 @@ import logging
 import random
 import shutil
 from pathlib import Path
+from typing import Any
 from collections.abc import Callable
 
 from . import corpus as C
@@ -26,7 +27,7 @@ def prepare(ws_dir: Path, notes: list[C.CorpusNote]) -> None:
     C.write_workspace(ws_dir, notes)
 
 
-def cold_index(ws_dir: Path, n: int, reps: int) -> dict:
+def cold_index(ws_dir: Path, n: int, reps: int) -> dict[str, Any]:
     from notes_store import open_workspace
     times = []
     for _ in range(reps):
@@ -43,7 +44,7 @@ def cold_index(ws_dir: Path, n: int, reps: int) -> dict:
     return {"reps": reps, "seconds": s, "notes_per_s": {"p50": n / s["p50"], "worst": n / s["max"]}}
 
 
-def reopen(ws_dir: Path, reps: int) -> dict:
+def reopen(ws_dir: Path, reps: int) -> dict[str, Any]:
     from notes_store import open_workspace
     times = []
     for _ in range(reps):
@@ -59,7 +60,7 @@ def reopen(ws_dir: Path, reps: int) -> dict:
 PROBES = ("此命令为 `nm` 的别名。", "This command is an alias of `ls`.")
 
 
-def probe_queries(ws, rounds: int = 5) -> list[dict]:
+def probe_queries(ws: Any, rounds: int = 5) -> list[dict[str, Any]]:
     """Each probe's median ms, total, matched path and whether the total is a lower bound."""
     out = []
     for q in PROBES:
@@ -76,7 +77,7 @@ def probe_queries(ws, rounds: int = 5) -> list[dict]:
     return out
 
 
-def search_latency(ws, queries: dict[str, list[str]], rounds: int) -> dict:
+def search_latency(ws: Any, queries: dict[str, list[str]], rounds: int) -> dict[str, Any]:
     """Per query class and overall: ms per ``ws.notes.search(q, limit=10)`` call."""
     for qs in queries.values():  # warm-up: one pass, not timed
         for q in qs[:5]:
@@ -92,7 +93,7 @@ def search_latency(ws, queries: dict[str, list[str]], rounds: int) -> dict:
     return class_summaries(samples)
 
 
-def quality(ws, notes: list[C.CorpusNote], per_lang: int) -> dict:
+def quality(ws: Any, notes: list[C.CorpusNote], per_lang: int) -> dict[str, Any]:
     """Share of description queries whose page (any copy) is in the top 10 / at rank 1."""
     page_of = {n.id: n.page.key for n in notes}
     out = {}
@@ -109,7 +110,7 @@ def quality(ws, notes: list[C.CorpusNote], per_lang: int) -> dict:
     return out
 
 
-def writes(ws, notes: list[C.CorpusNote], creates: int, updates: int, seed: int = 5) -> dict:
+def writes(ws: Any, notes: list[C.CorpusNote], creates: int, updates: int, seed: int = 5) -> dict[str, Any]:
     """Durable creates (fsync'd files) and updates of existing notes; notes/s includes the final index commit."""
     rng = random.Random(seed)
     sample = [notes[rng.randrange(len(notes))] for _ in range(creates)]
@@ -143,7 +144,7 @@ def writes(ws, notes: list[C.CorpusNote], creates: int, updates: int, seed: int 
             "update_ms": summary(utimes), "update_per_s": updates / total_u.s}
 
 
-def _evidence_provider(ws) -> tuple[object | None, str]:
+def _evidence_provider(ws: Any) -> tuple[Any, str]:
     try:
         from context.workspace_evidence import WorkspaceEvidence  # the lead's adapter
     except ImportError as exc:
@@ -151,16 +152,16 @@ def _evidence_provider(ws) -> tuple[object | None, str]:
     return WorkspaceEvidence(ws), "WorkspaceEvidence(ws)"
 
 
-def build_context_latency(ws, data: Path, runs: int, turns: int = 600, budget: int = 2000) -> dict:
+def build_context_latency(ws: Any, data: Path, runs: int, turns: int = 600, budget: int = 2000) -> dict[str, Any]:
     try:
         from context import build_context
     except ImportError as exc:
         return {"error": f"not available: context.build_context ({exc})"}
     history, questions = C.locomo_history(data, turns)
     evidence, how = _evidence_provider(ws)
-    out: dict = {"turns": len(history), "budget": budget, "evidence": how}
+    out: dict[str, Any] = {"turns": len(history), "budget": budget, "evidence": how}
 
-    def timed(fn: Callable[[str], object]) -> dict:
+    def timed(fn: Callable[[str], object]) -> dict[str, Any]:
         with Timer() as t:
             fn(questions[0])
         cold = t.ms
@@ -181,10 +182,10 @@ def build_context_latency(ws, data: Path, runs: int, turns: int = 600, budget: i
 
 
 def run_inprocess(ws_dir: Path, notes: list[C.CorpusNote], data: Path, *, repeat: int, quick: bool,
-                  quality_per_lang: int, progress: Callable[[str], None]) -> dict:
+                  quality_per_lang: int, progress: Callable[[str], None]) -> dict[str, Any]:
     from notes_store import open_workspace
     n = len(notes)
-    res: dict = {"notes": n}
+    res: dict[str, Any] = {"notes": n}
     progress(f"[{n}] writing {n} note files")
     prepare(ws_dir, notes)
     # One cold build at 50k+ (minutes each); the MCP section measures a second one through the server.

@@ -44,13 +44,13 @@ def _s(ms: float | None) -> float | None:
     return None if ms is None else ms / 1000
 
 
-def _rss(r: dict) -> Any:
+def _rss(r: dict[str, Any]) -> Any:
     """Peak RSS of the server that built its own index, after everything (older results: ``rss_mb``)."""
     return _get(r, "mcp", "rss", "peak_mb") or _get(r, "mcp", "rss_mb")
 
 
 # (key, label, unit, better, getter over a result dict of the same shape for ours and peers)
-Row = tuple[str, str, str, str, Callable[[dict], Any]]
+Row = tuple[str, str, str, str, Callable[[dict[str, Any]], Any]]
 ROWS: list[Row] = [
     ("mcp_cold_rate", "cold index through the server (spawn until first search answered)", "notes/s", "higher",
      lambda r: _get(r, "mcp", "cold_index", "notes_per_s")),
@@ -154,7 +154,7 @@ def check(key: str, v: float | None, size: int = 10000) -> str:
     return f"{op} {thr:g}: **{'PASS' if ok else 'MISS'}**"
 
 
-def missed(size: int, ours: dict) -> list[str]:
+def missed(size: int, ours: dict[str, Any]) -> list[str]:
     """Labels of the rows whose target at ``size`` is missed (or not measured)."""
     out = []
     for key in TARGETS.get(size, {}):
@@ -164,7 +164,7 @@ def missed(size: int, ours: dict) -> list[str]:
     return out
 
 
-def table(size: int, ours: dict, peers: dict[str, dict], with_targets: bool) -> str:
+def table(size: int, ours: dict[str, Any], peers: dict[str, dict[str, Any]], with_targets: bool) -> str:
     """One Markdown table for one workspace size."""
     peer_names = [p for p in peers if not peers[p].get("error")]
     head = ["figure", "unit", f"ctxnotes ({size:,} notes)"]
@@ -195,13 +195,13 @@ def table(size: int, ours: dict, peers: dict[str, dict], with_targets: bool) -> 
     return "\n".join(lines)
 
 
-def _pcts(s: dict | None) -> str:
+def _pcts(s: dict[str, Any] | None) -> str:
     if not s or not s.get("n"):
         return "—"
     return " / ".join(fmt(s.get(k), "ms") for k in ("p50", "p95", "p99")) + f" (n={s['n']})"
 
 
-def latency_table(ours: dict) -> str:
+def latency_table(ours: dict[str, Any]) -> str:
     """Search latency per query class: p50 / p95 / p99 in process and per MCP stdio call."""
     lines = ["| query class | in process p50 / p95 / p99 ms | per MCP call p50 / p95 / p99 ms |", "|---|---|---|"]
     for key, label in [*QUERY_CLASSES, ("kept", "descriptions kept, both languages"), ("all", "all classes")]:
@@ -233,7 +233,7 @@ def _target_text(target: tuple[str, float] | None) -> str:
     return f"{'≤' if op == '<=' else '≥'} {thr:g}"
 
 
-def readme_table(sizes: dict[int, dict]) -> str:
+def readme_table(sizes: dict[int, dict[str, Any]]) -> str:
     """Figures by size with the 10k / 100k targets, ready for the README's Performance section."""
     order = sorted(sizes)
     head = ["figure", "unit"] + [f"{n // 1000}k notes" if n >= 1000 else f"{n} notes" for n in order]
@@ -252,7 +252,7 @@ def readme_table(sizes: dict[int, dict]) -> str:
     return "\n".join(lines)
 
 
-def notes_lines(ours: dict, peers: dict[str, dict]) -> list[str]:
+def notes_lines(ours: dict[str, Any], peers: dict[str, dict[str, Any]]) -> list[str]:
     out = []
     err = _get(ours, "build_context", "error")
     if err:

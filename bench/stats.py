@@ -7,6 +7,7 @@ import os
 import statistics
 import time
 from collections.abc import Iterable
+from typing import Any
 
 
 def pct(values: Iterable[float], q: float) -> float | None:
@@ -18,7 +19,7 @@ def pct(values: Iterable[float], q: float) -> float | None:
     return vals[rank - 1]
 
 
-def summary(values: list[float]) -> dict:
+def summary(values: list[float]) -> dict[str, Any]:
     """{n, p50, p95, p99, min, max} of a list of samples (same unit as the samples).
 
     With fewer than 100 samples the p99 is the maximum (nearest rank): read it as such.
@@ -33,7 +34,7 @@ def summary(values: list[float]) -> dict:
 GROUPS = {"desc": ("desc_en", "desc_zh"), "kept": ("kept_en", "kept_zh")}
 
 
-def class_summaries(samples: dict[str, list[float]]) -> dict:
+def class_summaries(samples: dict[str, list[float]]) -> dict[str, Any]:
     """Per class, per pooled group (``GROUPS``) and over all samples: ``summary`` of the ms."""
     out = {kind: summary(times) for kind, times in samples.items()}
     for group, kinds in GROUPS.items():

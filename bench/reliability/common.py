@@ -57,8 +57,8 @@ class SyncClient:
     def __init__(self, server: Any) -> None:
         self.server = server
         self._stack = contextlib.ExitStack()
-        self.portal = None
-        self.client = None
+        self.portal: Any = None  # set on __enter__
+        self.client: Any = None
 
     def __enter__(self) -> SyncClient:
         from anyio.from_thread import start_blocking_portal
@@ -83,8 +83,9 @@ def server_for(root: str | os.PathLike[str], **workspace_options: Any) -> Iterat
     from notes_store import open_workspace
     from server.app import create_server
     from server.mcp_state import WorkspaceHandle
-    handle = WorkspaceHandle(root, opener=lambda p: open_workspace(p, **workspace_options))
-    server = create_server(root, handle=handle)
+    path = Path(root)
+    handle = WorkspaceHandle(path, opener=lambda p: open_workspace(p, **workspace_options))
+    server = create_server(path, handle=handle)
     try:
         yield server
     finally:
