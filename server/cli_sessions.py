@@ -173,6 +173,11 @@ def cmd_show(args: argparse.Namespace, _ws: Any) -> tuple[Any, str]:
     return page.to_dict(), "\n".join(lines)
 
 
+def cmd_history(args: argparse.Namespace, _ws: Any) -> tuple[Any, str]:
+    history = _store(args).history(args.session_id)
+    return history, json.dumps(history, ensure_ascii=False)
+
+
 def cmd_list(args: argparse.Namespace, _ws: Any) -> tuple[Any, str]:
     total, infos = _store(args).list(limit=args.limit, offset=args.offset)
     rows = [i.to_dict() for i in infos]
@@ -227,6 +232,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.add_argument("--offset", type=int, default=0, help="first turn (negative: from the end)")
     s.add_argument("--limit", type=int, default=50)
     s.set_defaults(handler=cmd_show, no_workspace=True)
+
+    h = ss.add_parser("history", help="the whole session as JSON, in the shape `ctxnotes context --history` reads")
+    h.add_argument("session_id", metavar="ID")
+    h.set_defaults(handler=cmd_history, no_workspace=True)
 
     ls = ss.add_parser("list", help="sessions, most recently updated first")
     ls.add_argument("--limit", type=int, default=100)
