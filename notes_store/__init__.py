@@ -10,14 +10,17 @@
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 
-from .errors import InvalidInput, NotFound, StorageError, StoreError
-from .memory import MemoryCollection, MemoryStore
+from .errors import Conflict, InvalidInput, NotFound, StorageError, StoreError
+from .memory import MemoryCollection, MemoryConfig, MemoryStore
 from .notes import NOTE_TYPES, Note, NoteCollection, NoteStore
+from .settings import Settings, load_settings
 from .workspace import Workspace
 
-__all__ = ["open_workspace", "OpenWorkspace", "Workspace", "NoteStore", "Note", "NOTE_TYPES",
-           "StoreError", "InvalidInput", "NotFound", "StorageError"]
+__all__ = ["open_workspace", "OpenWorkspace", "Workspace", "NoteStore", "Note", "NOTE_TYPES", "MemoryConfig",
+           "Settings", "load_settings", "StoreError", "InvalidInput", "NotFound", "StorageError", "Conflict"]
 
 
 class OpenWorkspace(Workspace):
@@ -27,19 +30,24 @@ class OpenWorkspace(Workspace):
     memory: MemoryStore
 
 
-def open_workspace(root: str | os.PathLike[str], **options) -> OpenWorkspace:
+def open_workspace(root: str | os.PathLike[str], *, rescan_interval: float | None = None,
+                   max_content_bytes: int | None = None, clock: Callable[[], float] = time.time,
+                   git_autocommit: bool | None = None, memory_config: MemoryConfig | None = None,
+                   settings: Settings | None = None) -> OpenWorkspace:
     """Open (creating if needed) the workspace at ``root`` and attach its stores.
 
-    Options: ``rescan_interval`` (s), ``max_content_bytes``, ``clock`` (a ``time.time``-like callable),
-    ``git_autocommit`` (commit every write; default from the environment or ``.ctxnotes.yaml``),
-    ``memory_config`` (a ``MemoryConfig``: TTL, capacity, half-lives, score weights).
+    ``rescan_interval`` (s), ``max_content_bytes`` and ``git_autocommit``: None means the
+    environment, then ``.ctxnotes.yaml``, then the default (``notes_store.settings``; a resolved
+    ``settings`` object may be passed instead). ``clock`` is a ``time.time``-like callable;
+    ``memory_config`` a ``MemoryConfig`` (TTL, capacity, half-lives, score weights).
     """
-    memory_config = options.pop("memory_config", None)
-    git_autocommit = options.pop("git_autocommit", None)  # True/False, or None: $CTXNOTES_GIT_AUTOCOMMIT / .ctxnotes.yaml
-    ws = OpenWorkspace(root, [NoteCollection(), MemoryCollection()], **options)
+    settings = settings or load_settings(root, rescan_interval=rescan_interval,
+                                         max_content_bytes=max_content_bytes, git_autocommit=git_autocommit)
+    ws = OpenWorkspace(root, [NoteCollection(), MemoryCollection()], rescan_interval=settings.rescan_interval,
+                       max_content_bytes=settings.max_content_bytes, clock=clock)
     ws.notes = NoteStore(ws)
     ws.memory = MemoryStore(ws, memory_config)
     from .git_sync import configure_autocommit
 
-    configure_autocommit(ws, git_autocommit)
+    configure_autocommit(ws, settings.git_autocommit)
     return ws

@@ -8,7 +8,7 @@ non-ASCII text is written as is, and timestamps stay the strings they were, so
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from collections.abc import Iterable
 
@@ -28,6 +28,16 @@ _Loader.yaml_implicit_resolvers = {
 }
 
 
+# Bounds on the front matter of a file we read. Our writer stays far inside them (a few keys, at most
+# MAX_TAGS tags, no nesting); they exist so that a hostile file (a YAML bomb, 900 levels of nesting,
+# a megabyte header) costs a bounded, small amount of work and is reported as unreadable.
+MAX_FRONT_MATTER_BYTES = 64 * 1024
+MAX_DEPTH = 10          # nested mappings/lists, counting the top mapping
+MAX_KEYS = 200          # keys in one mapping
+MAX_LIST_ITEMS = 1000   # items in one list
+MAX_NODES = 10_000      # values of every kind in the whole front matter
+
+
 class BadFile(Exception):
     """A file in the workspace that cannot be read as a note or memory."""
 
@@ -38,7 +48,6 @@ class Document:
 
     meta: dict[str, Any]
     body: str = ""
-    extra_order: list[str] = field(default_factory=list)
 
 
 def parse_document(raw: bytes) -> Document:
@@ -62,14 +71,60 @@ def parse_document(raw: bytes) -> Document:
             raise BadFile("front matter is not closed by a '---' line")
     header = text[4:end + 1]
     body = text[end + 5:]
+    header_bytes = len(header.encode("utf-8"))
+    if header_bytes > MAX_FRONT_MATTER_BYTES:
+        raise BadFile(f"front matter is {header_bytes} bytes, over the limit of {MAX_FRONT_MATTER_BYTES}; "
+                      "move long text into the body below the closing '---'")
     try:
-        meta = yaml.load(header, Loader=_Loader) if header.strip() else {}
+        if header.strip():
+            _check_shape(header)
+            meta = yaml.load(header, Loader=_Loader)
+        else:
+            meta = {}
     except yaml.YAMLError as exc:
-        reason = str(exc).splitlines()[0]
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise BadFile(f"invalid YAML front matter: {reason}") from None
+    except RecursionError:  # cannot happen within MAX_DEPTH; kept so that none ever escapes
+        raise BadFile(f"front matter is nested too deeply (the limit is {MAX_DEPTH} levels)") from None
     if not isinstance(meta, dict):
         raise BadFile("front matter must be a YAML mapping of keys to values")
     return Document(meta=meta, body=body)
+
+
+def _check_shape(header: str) -> None:
+    """Refuse anchors, aliases and oversized or deep structures from the event stream, before any
+    value is built: the bound holds whatever the file says (a billion-laughs file stops at its first
+    anchor, 900 levels of nesting stop at level MAX_DEPTH+1)."""
+    open_counts: list[int] = []   # per open collection: values seen so far (a mapping's keys count too)
+    open_mapping: list[bool] = []
+    nodes = 0
+    for event in yaml.parse(header, Loader=_Loader):
+        if isinstance(event, yaml.AliasEvent):
+            raise BadFile(f"front matter uses a YAML alias (*{event.anchor}); ctxnotes does not accept "
+                          "anchors or aliases: write each value out")
+        if not isinstance(event, yaml.NodeEvent):
+            if isinstance(event, yaml.CollectionEndEvent):
+                open_counts.pop()
+                open_mapping.pop()
+            continue
+        if event.anchor is not None:
+            raise BadFile(f"front matter defines a YAML anchor (&{event.anchor}); ctxnotes does not accept "
+                          "anchors or aliases: write each value out")
+        nodes += 1
+        if nodes > MAX_NODES:
+            raise BadFile(f"front matter holds more than {MAX_NODES} values; keep it to a few keys")
+        if open_counts:
+            open_counts[-1] += 1
+            if open_mapping[-1] and (open_counts[-1] + 1) // 2 > MAX_KEYS:
+                raise BadFile(f"a mapping in the front matter has more than {MAX_KEYS} keys")
+            if not open_mapping[-1] and open_counts[-1] > MAX_LIST_ITEMS:
+                raise BadFile(f"a list in the front matter has more than {MAX_LIST_ITEMS} items")
+        if isinstance(event, yaml.CollectionStartEvent):
+            open_counts.append(0)
+            open_mapping.append(isinstance(event, yaml.MappingStartEvent))
+            if len(open_counts) > MAX_DEPTH:
+                raise BadFile(f"front matter is nested more than {MAX_DEPTH} levels deep; "
+                              "keep it to flat keys and lists")
 
 
 def dump_document(meta: dict[str, Any], body: str) -> bytes:

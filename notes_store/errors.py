@@ -24,3 +24,14 @@ class NotFound(StoreError, KeyError):
 
 class StorageError(StoreError, OSError):
     """The file system refused a write; the previous version is intact."""
+
+
+class Conflict(StoreError):
+    """The item changed since the caller read it (its revision differs from ``expected_revision``).
+
+    Nothing was written. ``current_revision`` is the revision on disk now (None when the item is gone).
+    """
+
+    def __init__(self, message: str, current_revision: str | None = None) -> None:
+        super().__init__(message)
+        self.current_revision = current_revision

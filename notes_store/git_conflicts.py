@@ -85,11 +85,11 @@ def ours_side(text: str) -> str:
     return "".join(out)
 
 
-def _segments(lines: list[str]) -> list[tuple]:
+def _segments(lines: list[str]) -> list[tuple[Any, ...]]:
     """Split lines into ("plain", lines) and ("conflict", start, ours, base_marker, base, mid, theirs, end)."""
-    segments: list[tuple] = []
+    segments: list[tuple[Any, ...]] = []
     plain: list[str] = []
-    block: list[Any] | None = None  # [start, ours, base_marker, base, mid, theirs, end], filled as we go
+    block: list[Any] = []  # [start, ours, base_marker, base, mid, theirs, end] while in a block
     state = None
     for line in lines:
         if state is None and _START.fullmatch(line):
@@ -104,12 +104,12 @@ def _segments(lines: list[str]) -> list[tuple]:
         elif state == "theirs" and _END.fullmatch(line):
             block[6], state = line, None
             segments.append(("conflict", *block))
-            block = None
+            block = []
         elif state is None:
             plain.append(line)
         else:
             block[{"ours": 1, "base": 3, "theirs": 5}[state]].append(line)
-    if block is not None:  # an unterminated block: keep its lines as they are
+    if block:  # an unterminated block: keep its lines as they are
         plain = [block[0], *block[1]] + ([block[2], *block[3]] if block[2] else []) + (
             [block[4], *block[5]] if block[4] else []) + plain
     if plain:
@@ -153,7 +153,7 @@ def _body_after_header(text: str) -> str | None:
     return None
 
 
-def _render(seg: tuple) -> list[str]:
+def _render(seg: tuple[Any, ...]) -> list[str]:
     if seg[0] == "plain":
         return list(seg[1])
     _tag, start, ours, base_marker, base, mid, theirs, end = seg

@@ -28,16 +28,17 @@ from typing import Any
 
 import yaml
 
-from .document import parse_document
+from .document import BadFile, parse_document
 from .errors import InvalidInput, NotFound, StoreError
 from .git_conflicts import CONFLICT_REASON, has_conflict_markers
+from .safe_read import read_regular_file
+from .settings import CONFIG_FILE, load_settings, read_config
 from .validation import check_id
 from .workspace import GITIGNORE, INDEX_DIR, WriteEvent
 
 log = logging.getLogger("ctxnotes.git")
 
 GIT_TIMEOUT = 20.0
-CONFIG_FILE = ".ctxnotes.yaml"
 ENV_AUTOCOMMIT = "CTXNOTES_GIT_AUTOCOMMIT"
 FALLBACK_NAME = "ctxnotes"
 FALLBACK_EMAIL = "ctxnotes@localhost"
@@ -48,8 +49,6 @@ TOOL_NAMES = {
     ("memory", "create"): "memory_add", ("memory", "update"): "memory_update",
     ("memory", "delete"): "memory_forget",
 }
-# Memory front-matter keys that change on every read (access statistics): not worth a commit on their own.
-MEMORY_ACCESS_KEYS = ("last_accessed_at", "access_count")
 
 README_TEXT = """\
 # ctxnotes workspace
@@ -83,7 +82,8 @@ def _git_env() -> dict[str, str]:
 
 
 def run_git(args: list[str], cwd: str | os.PathLike[str], *, timeout: float = GIT_TIMEOUT,
-            identity: tuple[str, str] | None = None, input_text: str | None = None) -> subprocess.CompletedProcess:
+            identity: tuple[str, str] | None = None,
+            input_text: str | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``git <args>`` in ``cwd``; returns the completed process (check ``returncode`` yourself).
 
     ``identity`` (name, email) is passed with ``-c`` for this one command only (never written to a config).
@@ -103,7 +103,7 @@ def run_git(args: list[str], cwd: str | os.PathLike[str], *, timeout: float = GI
         raise GitError(f"'git {args[0]}' did not finish within {timeout:g} s (a hook or a lock waiting?)") from None
 
 
-def _failure(proc: subprocess.CompletedProcess) -> str:
+def _failure(proc: subprocess.CompletedProcess[str]) -> str:
     """The useful line of a failed git command's output."""
     lines = [ln.strip() for ln in (proc.stderr + "\n" + proc.stdout).splitlines() if ln.strip()]
     fatal = [ln for ln in lines if ln.startswith(("fatal:", "error:"))]
@@ -128,38 +128,9 @@ def has_identity(cwd: str | os.PathLike[str]) -> bool:
 
 # -- settings -----------------------------------------------------------------------
 
-def _truthy(value: Any) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off", ""):
-        return False
-    return None
-
-
-def read_config(root: str | os.PathLike[str]) -> dict[str, Any]:
-    """``<workspace>/.ctxnotes.yaml`` as a dict ({} when missing; a warning is logged when unreadable)."""
-    path = Path(root) / CONFIG_FILE
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        log.warning("ignoring %s: %s", path, str(exc).splitlines()[0] if str(exc) else exc)
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def autocommit_wanted(root: str | os.PathLike[str], flag: bool | None = None) -> bool:
     """Explicit flag, else ``$CTXNOTES_GIT_AUTOCOMMIT``, else ``git_autocommit`` in ``.ctxnotes.yaml``, else off."""
-    if flag is not None:
-        return bool(flag)
-    env = os.environ.get(ENV_AUTOCOMMIT)
-    if env is not None and _truthy(env) is not None:
-        return bool(_truthy(env))
-    return bool(_truthy(read_config(root).get("git_autocommit", False)))
+    return bool(load_settings(root, git_autocommit=flag).git_autocommit)
 
 
 # -- auto-commit ----------------------------------------------------------------------
@@ -190,7 +161,7 @@ class GitAutoCommit:
         except GitError as exc:
             return f"{event.kind} {event.id} saved but not committed: {exc}"
 
-    def _git(self, *args: str) -> subprocess.CompletedProcess:
+    def _git(self, *args: str) -> subprocess.CompletedProcess[str]:
         return run_git(list(args), self.root, timeout=self.timeout)
 
     def _commit(self, event: WriteEvent) -> str | None:
@@ -206,8 +177,6 @@ class GitAutoCommit:
         added = self._git("add", "-A", "--", rel)
         if added.returncode != 0:
             return f"{saved}: git add failed: {_failure(added)}"
-        if event.kind == "memory" and event.action == "update" and self._access_only(rel):
-            return None  # only the access statistics changed (a read); committed with the next real change
         staged = self._git("diff", "--cached", "--quiet", "--", rel)
         if staged.returncode == 0:
             return None  # identical to the committed version
@@ -229,23 +198,11 @@ class GitAutoCommit:
         if event.title or event.action == "delete":
             return event.title
         try:
-            body = parse_document(event.path.read_bytes()).body
-        except Exception:
+            raw, _st = read_regular_file(event.path, 1 << 22)
+            body = parse_document(raw).body
+        except (OSError, BadFile):
             return ""
         return next((line.strip() for line in body.splitlines() if line.strip()), "")
-
-    def _access_only(self, rel: str) -> bool:
-        """Whether a memory file differs from its committed version only in its access statistics."""
-        head = self._git("show", f"HEAD:./{rel}")
-        if head.returncode != 0:
-            return False
-        try:
-            old = parse_document(head.stdout.encode("utf-8"))
-            new = parse_document((self.root / rel).read_bytes())
-        except Exception:  # unparsable either side: let the commit happen
-            return False
-        strip = (lambda meta: {k: v for k, v in meta.items() if k not in MEMORY_ACCESS_KEYS})
-        return strip(old.meta) == strip(new.meta) and old.body == new.body
 
 
 def enable_autocommit(ws: Any, timeout: float = GIT_TIMEOUT) -> GitAutoCommit:
@@ -261,12 +218,12 @@ def enable_autocommit(ws: Any, timeout: float = GIT_TIMEOUT) -> GitAutoCommit:
 def disable_autocommit(ws: Any) -> bool:
     """Stop auto-committing; returns whether it was on."""
     before = len(ws.write_listeners)
-    ws.write_listeners[:] = [l for l in ws.write_listeners if not isinstance(l, GitAutoCommit)]
+    ws.write_listeners[:] = [fn for fn in ws.write_listeners if not isinstance(fn, GitAutoCommit)]
     return len(ws.write_listeners) != before
 
 
 def autocommit_enabled(ws: Any) -> bool:
-    return any(isinstance(l, GitAutoCommit) for l in ws.write_listeners)
+    return any(isinstance(fn, GitAutoCommit) for fn in ws.write_listeners)
 
 
 def configure_autocommit(ws: Any, flag: bool | None = None) -> bool:

@@ -14,32 +14,42 @@ memory is never returned and is deleted by the next memory operation.
 The file format and the ranking formula are documented in ``memory_model``.
 Every time comes from ``ws.clock``; every write follows the note store's
 pattern (validate, take the workspace lock, atomic write, ``record_write``).
-A search hit's access update rewrites that one file and re-indexes that one
-document in the next batched commit; nothing else is re-indexed.
+
+Recall leaves the files alone: a search hit's access count and time go to the
+ignored sidecar of ``access_stats`` (so ``git status`` stays clean), and ranking
+reads them from there. ``update`` and ``forget`` by id take ``expected_revision``
+for compare-and-swap; without it the last writer wins.
 """
 
 from __future__ import annotations
 
-import math
+import builtins
+import logging
 import os
-import secrets
-import time
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
+from .access_stats import Access, AccessStats
 from .analysis import QueryUnit, query_units
-from .document import BadFile, dump_document, ordered_meta
-from .errors import InvalidInput, NotFound, StorageError
-from .fsio import atomic_write, durable_unlink
-from .index import Filters, IndexEntry
-from .item_files import read_item
+from .document import dump_document, ordered_meta
+from .errors import InvalidInput, NotFound, StorageError, StoreError
+from .index import Filters
+from .item_files import ItemFiles, LoadedItem, check_revision, collecting_warnings
 from .memory_model import (MEMORY_KEYS, MEMORY_SORTS, MEMORY_TYPES, PROMOTIONS, STRATEGIES, IMPORTANCE_DIGITS,
                            MAX_SOURCE_CHARS, ConsolidateResult, ForgetResult, Memory, MemoryCollection,
                            MemoryConfig, MemoryHit, MemoryList, MemorySearchResult, MemorySummary, Moved,
                            content_to_body, row_recency, row_value)
-from .validation import check_choice, check_content, check_id, check_paging, check_tags, iso_now, parse_time
+from .validation import (check_choice, check_content, check_paging, check_query, check_query_terms, check_tags,
+                         is_number, iso_now, parse_time)
 from .workspace import Entry, Workspace
+
+log = logging.getLogger("ctxnotes.memory")
+Row = dict[str, Any]
+Parts = tuple[float, float, float, float, float]  # score, relevance, recency, importance, bm25
+# Access statistics live in the sidecar; a file keeps what it already had (older files, hand edits)
+# and new files do not get them at all.
+ACCESS_KEYS = ("last_accessed_at", "access_count")
 
 __all__ = ["MemoryStore", "MemoryConfig", "MemoryCollection", "Memory", "MemoryHit", "MemorySearchResult",
            "ForgetResult", "ConsolidateResult", "MemoryList", "MemorySummary", "MEMORY_TYPES", "STRATEGIES"]
@@ -54,6 +64,9 @@ class MemoryStore:
         self.ws = workspace
         self.config = config or MemoryConfig()
         self.collection: MemoryCollection = workspace.collections["memory"]  # type: ignore[assignment]
+        self.files = ItemFiles(workspace, self.collection, what="memory", id_name="memory_id", id_prefix="mem",
+                               find_hint="use memory search or memory list to find ids")
+        self.stats = AccessStats(workspace.index_dir)
 
     # -- actions ---------------------------------------------------------------------
     def add(self, content: str, memory_type: str = "working", importance: float = 0.5,
@@ -75,24 +88,26 @@ class MemoryStore:
                 self._sync_with_folder()  # count what other processes added, for the capacity
             now = self._now()
             stamp = iso_now(now)
-            meta: dict[str, Any] = {"id": self._new_id(), "memory_type": memory_type, "importance": importance,
-                                    "tags": tags, "created_at": stamp, "last_accessed_at": stamp,
-                                    "access_count": 0, "source": source}
-            if memory_type == "working":
+            meta: dict[str, Any] = {"id": self.files.new_id(), "memory_type": memory_type,
+                                    "importance": importance, "tags": tags, "created_at": stamp, "source": source}
+            if memory_type == "working" and ttl is not None:
                 meta["expires_at"] = iso_now(now + ttl * 60.0)
-            memory = self._write(meta, None, content)
-            if memory_type == "working":
-                memory.evicted = self._evict_over_capacity(memory.id, now)
+            with collecting_warnings(self.ws) as warnings:
+                memory = self._write(meta, None, content)
+                if memory_type == "working":
+                    memory.evicted = self._evict_over_capacity(memory.id, now)
+            memory.warnings = warnings
             return memory
 
     def read(self, memory_id: str) -> Memory:
         """The memory with its content (reading is not counted as an access; search hits are)."""
-        front, entry, path = self._load(memory_id)
-        if self._expired(entry.meta, self._now()):
-            self._purge([self.ws.key_for("memory", entry.meta["id"])])
-            raise NotFound(f"memory {entry.meta['id']!r} expired at {self._expires_at(entry.meta)} and was purged; "
+        item = self.files.load(memory_id)
+        row = item.entry.meta
+        if self._expired(row, self._now()):
+            self._purge([item.entry.key])
+            raise NotFound(f"memory {row['id']!r} expired at {self._expires_at(row)} and was purged; "
                            "add it again, or as an episodic/semantic memory if it should last")
-        return self._memory(entry.meta, path, entry.text, front)
+        return self._memory_of(item, self._access(row["id"]))
 
     def search(self, query: str, memory_type: str | Sequence[str] | None = None, min_importance: float = 0.0,
                limit: int = 5, *, touch: bool = True) -> MemorySearchResult:
@@ -100,16 +115,17 @@ class MemoryStore:
 
         Every word must match; when nothing does, memories with any of the words.
         Each returned hit counts as an access (``last_accessed_at``, ``access_count``)
-        unless ``touch=False``.
+        unless ``touch=False``; the count goes to the sidecar statistics, never into the
+        file, so recall leaves a Git working tree clean. A memory file that cannot be
+        read is left out of the hits (``memory_summary`` lists it), never an error.
         """
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInput("query must not be empty: give words to search for "
-                               "(use memory list to see memories without a query)")
+        query = check_query(query, "give words to search for (use memory list to see memories without a query)")
         types = _check_types(memory_type)
         min_importance = _check_importance(min_importance, "min_importance")
         limit, _ = check_paging(limit, 0)
         self._prepare()
         units = query_units(query)
+        check_query_terms(sum(len(u.terms) for u in units))
         now = self._now()
         top, matches = self._rank(units, types, min_importance, now, True, limit)
         matched = "all"
@@ -118,24 +134,25 @@ class MemoryStore:
             matched = "any"
         if not top:
             matched = "none"
-        hits: list[MemoryHit] = []
-        if touch and top:
-            with self.ws.writing():
-                for hit_row, parts in top:
-                    memory = self._touch(hit_row.meta["id"], self._now())
-                    if memory is not None:
-                        hits.append(MemoryHit(memory, *parts))
-        else:
-            for hit_row, parts in top:
-                try:
-                    front, entry, path = self._load(hit_row.meta["id"])
-                except (NotFound, InvalidInput):
-                    continue
-                hits.append(MemoryHit(self._memory(entry.meta, path, entry.text, front), *parts))
+        loaded = [(item, parts) for item, parts in
+                   ((self._try_load(hit_row.meta["id"]), parts) for hit_row, parts in top)
+                   if item is not None and not self._expired(item.entry.meta, now)]
+        warnings: builtins.list[str] = []
+        accesses: dict[str, Access] = {}
+        if touch and loaded:
+            try:
+                accesses = self.stats.touch({item.entry.meta["id"]: self._file_access(item.entry.meta)
+                                             for item, _parts in loaded}, self._now())
+            except StorageError as exc:  # the recall itself worked: report, don't fail
+                warnings.append(f"access statistics not updated: {exc}")
+        if not accesses:
+            accesses = self._accesses([item.entry.meta["id"] for item, _parts in loaded], warnings)
+        hits = [MemoryHit(self._memory_of(item, accesses.get(item.entry.meta["id"])), *parts)
+                for item, parts in loaded]
         c = self.config
         return MemorySearchResult(query=query, hits=hits, candidates=matches, limit=limit, matched=matched,
                                   weights={"relevance": c.weight_relevance, "recency": c.weight_recency,
-                                           "importance": c.weight_importance})
+                                           "importance": c.weight_importance}, warnings=warnings)
 
     def list(self, memory_type: str | Sequence[str] | None = None, limit: int = 20, offset: int = 0,
              sort: str = "created_desc") -> MemoryList:
@@ -145,28 +162,31 @@ class MemoryStore:
         types = _check_types(memory_type)
         self._prepare()
         now = self._now()
-        rows = [r for r in self.ws.entries("memory") if not self._expired(r.meta, now)
+        rows = [r.meta for r in self.ws.entries("memory") if not self._expired(r.meta, now)
                 and (not types or r.meta["memory_type"] in types)]
-        key: Callable[[Entry], Any] = {
-            "created_desc": lambda r: (r.meta["_created"], r.meta["id"]),
-            "created_asc": lambda r: (r.meta["_created"], r.meta["id"]),
-            "importance_desc": lambda r: (r.meta["importance"], r.meta["_created"], r.meta["id"]),
-            "accessed_desc": lambda r: (r.meta["_accessed"], r.meta["id"]),
+        if sort == "accessed_desc":
+            rows = self._with_accesses(rows)
+        key: Callable[[Row], Any] = {
+            "created_desc": lambda r: (r["_created"], r["id"]),
+            "created_asc": lambda r: (r["_created"], r["id"]),
+            "importance_desc": lambda r: (r["importance"], r["_created"], r["id"]),
+            "accessed_desc": lambda r: (r["_accessed"], r["id"]),
         }[sort]
         rows.sort(key=key, reverse=sort.endswith("_desc"))
-        memories = []
-        for r in rows[offset:offset + limit]:
-            try:
-                front, entry, path = self._load(r.meta["id"])
-            except (NotFound, InvalidInput):
-                continue
-            memories.append(self._memory(entry.meta, path, entry.text, front))
+        page = [item for item in (self._try_load(r["id"]) for r in rows[offset:offset + limit]) if item is not None]
+        accesses = self._accesses([item.entry.meta["id"] for item in page])
+        memories = [self._memory_of(item, accesses.get(item.entry.meta["id"])) for item in page]
         return MemoryList(memories, total=len(rows), limit=limit, offset=offset)
 
     def update(self, memory_id: str, content: str | None = None, importance: float | None = None,
-               tags: Sequence[str] | None = None, ttl_minutes: float | None = None) -> Memory:
+               tags: Sequence[str] | None = None, ttl_minutes: float | None = None, *,
+               expected_revision: str | None = None) -> Memory:
         """Change content, importance or tags (None = unchanged); ``ttl_minutes`` resets a working
-        memory's expiry to now + ttl. Access statistics are not changed."""
+        memory's expiry to now + ttl. Access statistics are not changed.
+
+        With ``expected_revision``, only if the file is still that revision (else ``Conflict``,
+        nothing written); without it, last writer wins.
+        """
         if content is None and importance is None and tags is None and ttl_minutes is None:
             raise InvalidInput("nothing to update: give content, importance, tags or ttl_minutes")
         if content is not None:
@@ -175,15 +195,18 @@ class MemoryStore:
             importance = _check_importance(importance)
         if tags is not None:
             tags = check_tags(list(tags) if isinstance(tags, tuple) else tags)
+        expected = check_revision(expected_revision)
         self._prepare()
         with self.ws.writing():
-            front, entry, path = self._load(memory_id)
+            item = self.files.load(memory_id)
+            front, entry = item.front, item.entry
             now = self._now()
             row = entry.meta
             if self._expired(row, now):
                 self._purge([entry.key])
                 raise NotFound(f"memory {row['id']!r} expired at {self._expires_at(row)} and was purged; "
                                "nothing was updated")
+            self.files.require_revision(row["id"], expected, item.revision)
             ttl = self._check_ttl(ttl_minutes, row["memory_type"], explicit_only=True)
             new = self._known(row)
             if importance is not None:
@@ -194,12 +217,16 @@ class MemoryStore:
                 new["expires_at"] = iso_now(now + ttl * 60.0)
             new_content = content if content is not None else entry.text
             if new == self._known(row) and new_content == entry.text:
-                return self._memory(row, path, entry.text, front)
-            return self._write(new, front, new_content)
+                return self._memory_of(item, self._access(row["id"]))
+            with collecting_warnings(self.ws) as warnings:
+                memory = self._write(new, front, new_content)
+            memory.warnings = warnings
+            return memory
 
     def forget(self, memory_id: str | None = None, strategy: str | None = None, threshold: float = 0.1,
                max_age_days: float = 30, capacity: int | None = None, dry_run: bool = False,
-               memory_type: str | Sequence[str] | None = None) -> ForgetResult:
+               memory_type: str | Sequence[str] | None = None, *,
+               expected_revision: str | None = None) -> ForgetResult:
         """Remove one memory by id, or every memory a strategy selects; return what was (would be) removed.
 
         * ``importance_based``: importance below ``threshold`` (0..1);
@@ -209,18 +236,22 @@ class MemoryStore:
           ``long_term_capacity`` for the others).
 
         ``memory_type`` restricts a strategy to some types; ``dry_run`` changes nothing.
+        ``expected_revision`` (by id only): forget only if the file is still that revision (else
+        ``Conflict``); without it, last writer wins.
         """
         if (memory_id is None) == (strategy is None):
             raise InvalidInput("give either memory_id (to forget one memory) or strategy (one of: "
                                f"{', '.join(STRATEGIES)}), not both and not neither")
         if memory_id is not None:
-            return self._forget_one(memory_id, dry_run)
+            return self._forget_one(memory_id, dry_run, check_revision(expected_revision))
+        if expected_revision is not None:
+            raise InvalidInput("expected_revision applies to forgetting one memory by memory_id, not to a strategy")
         strategy = check_choice(strategy, STRATEGIES, "strategy")
         types = _check_types(memory_type) or list(MEMORY_TYPES)
         if strategy == "importance_based":
             threshold = _check_importance(threshold, "threshold")
         elif strategy == "time_based":
-            if not _is_number(max_age_days) or max_age_days <= 0:
+            if not is_number(max_age_days) or max_age_days <= 0:
                 raise InvalidInput(f"max_age_days must be a number of days > 0; got {max_age_days!r}")
         elif capacity is not None and (isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 0):
             raise InvalidInput(f"capacity must be a whole number >= 0 (memories to keep per type); got {capacity!r}")
@@ -228,34 +259,35 @@ class MemoryStore:
         if not dry_run:
             self._purge_expired()
         now = self._now()
-        rows = [r for r in self.ws.entries("memory")
-                if r.meta["memory_type"] in types and not self._expired(r.meta, now)]
+        rows = self._with_accesses([r.meta for r in self.ws.entries("memory")
+                                    if r.meta["memory_type"] in types and not self._expired(r.meta, now)])
         if strategy == "importance_based":
-            chosen = [r for r in rows if r.meta["importance"] < threshold]
+            chosen = [r for r in rows if r["importance"] < threshold]
         elif strategy == "time_based":
             cutoff = now - max_age_days * _DAY
-            chosen = [r for r in rows if r.meta["_created"] < cutoff and r.meta["_accessed"] < cutoff]
+            chosen = [r for r in rows if r["_created"] < cutoff and r["_accessed"] < cutoff]
         else:
             chosen = []
             for t in types:
-                of_type = [r for r in rows if r.meta["memory_type"] == t]
+                of_type = [r for r in rows if r["memory_type"] == t]
                 keep = capacity if capacity is not None else (
                     self.config.working_capacity if t == "working" else self.config.long_term_capacity)
                 of_type.sort(key=lambda r: self._value_key(r, now), reverse=True)
                 chosen += of_type[keep:]
-        chosen.sort(key=lambda r: r.meta["id"])
+        chosen.sort(key=lambda r: r["id"])
         removed: list[Memory] = []
-        with self.ws.writing():
+        accesses = {r["id"]: Access(r["access_count"], r["_accessed"]) for r in chosen}
+        with self.ws.writing(), collecting_warnings(self.ws) as warnings:
             for r in chosen:
-                try:
-                    front, entry, path = self._load(r.meta["id"])
-                except (NotFound, InvalidInput):
+                item = self._try_load(r["id"])
+                if item is None:
                     continue
-                removed.append(self._memory(entry.meta, path, entry.text, front))
+                removed.append(self._memory_of(item, accesses.get(r["id"])))
                 if not dry_run:
-                    durable_unlink(path)
-                    self.ws.record_delete(entry.key)
-        return ForgetResult(strategy=strategy, dry_run=dry_run, removed=removed)
+                    self.files.delete(r["id"])
+            if not dry_run:
+                self._drop_stats([m.id for m in removed])
+        return ForgetResult(strategy=strategy, dry_run=dry_run, removed=removed, warnings=warnings)
 
     def consolidate(self, from_type: str = "working", to_type: str = "episodic", importance_threshold: float = 0.7,
                     min_access_count: int | None = None, dry_run: bool = False) -> ConsolidateResult:
@@ -283,40 +315,43 @@ class MemoryStore:
             criterion = f"importance >= {importance_threshold}"
 
             def selected(row: dict[str, Any]) -> bool:
-                return row["importance"] >= importance_threshold
+                return bool(row["importance"] >= importance_threshold)
         else:
             criterion = f"access_count >= {min_access_count}"
 
             def selected(row: dict[str, Any]) -> bool:
-                return row["access_count"] >= min_access_count
+                return bool(row["access_count"] >= min_access_count)
         self.ws.refresh(force=True)
         if not dry_run:
             self._purge_expired()
         now = self._now()
-        candidates = sorted(r.meta["id"] for r in self.ws.entries("memory")
-                            if r.meta["memory_type"] == from_type and not self._expired(r.meta, now)
-                            and selected(r.meta))
+        candidates = sorted(r["id"] for r in self._with_accesses(
+            [r.meta for r in self.ws.entries("memory")
+             if r.meta["memory_type"] == from_type and not self._expired(r.meta, now)])
+            if selected(r))
         moved: list[Moved] = []
-        with self.ws.writing():
+        with self.ws.writing(), collecting_warnings(self.ws) as warnings:
+            accesses = self._accesses(candidates)
             for mem_id in candidates:
-                try:
-                    front, entry, path = self._load(mem_id)
-                except (NotFound, InvalidInput):
+                item = self._try_load(mem_id)
+                if item is None:
                     continue
-                row = entry.meta
+                file_row = item.entry.meta
+                row = self._with_access(file_row, accesses.get(mem_id))
                 if row["memory_type"] != from_type or self._expired(row, now) or not selected(row):
                     continue  # changed on disk since the catalogue saw it
-                new = self._known(row)
+                new = self._known(file_row)
                 new["memory_type"] = to_type
                 new["importance"] = min(1.0, round(row["importance"] * 1.1, IMPORTANCE_DIGITS))
                 new.pop("expires_at", None)
                 if dry_run:
-                    after = self._memory({**row, **new, "expires_at": None, "_expires": None}, path, entry.text, front)
+                    after = self._memory({**row, **new, "expires_at": None, "_expires": None}, item.path,
+                                         item.entry.text, item.front, item.revision)
                 else:
-                    after = self._write(new, front, entry.text)
+                    after = self._write(new, item.front, item.entry.text)
                 moved.append(Moved(after, row["importance"]))
         return ConsolidateResult(from_type=from_type, to_type=to_type, criterion=criterion, dry_run=dry_run,
-                                 moved=moved)
+                                 moved=moved, warnings=warnings)
 
     def summary(self) -> MemorySummary:
         """Counts and mean importance by type, oldest/newest, expired-but-not-purged count, unreadable files.
@@ -341,14 +376,12 @@ class MemoryStore:
         def brief(m: dict[str, Any]) -> dict[str, Any]:
             return {"id": m["id"], "memory_type": m["memory_type"], "created_at": m["created_at"]}
 
-        folder = self.collection.folder_name + "/"
-        unreadable = [{"path": p.path, "reason": p.reason}
-                      for p in sorted(self.ws.problems.values(), key=lambda p: p.path) if p.path.startswith(folder)]
+        unreadable = self.files.unreadable()
         return MemorySummary(total=len(live), by_type=by_type, oldest=brief(live[0]) if live else None,
                              newest=brief(live[-1]) if live else None, expired_unpurged=expired,
                              unreadable=unreadable, config=self.config.to_dict())
 
-    def purge_expired(self) -> list[str]:
+    def purge_expired(self) -> builtins.list[str]:
         """Delete expired working memories now; return their ids (every other action does this too)."""
         self.ws.refresh()
         return self._purge_expired()
@@ -358,14 +391,7 @@ class MemoryStore:
         return float(self.ws.clock())
 
     def _path(self, memory_id: str) -> Path:
-        return self.ws.folder("memory") / f"{memory_id}.md"
-
-    def _new_id(self) -> str:
-        stamp = time.strftime("%Y%m%d_%H%M%S", time.gmtime(self._now()))
-        while True:
-            mem_id = f"mem_{stamp}_{secrets.token_hex(4)}"
-            if not os.path.lexists(self._path(mem_id)):
-                return mem_id
+        return self.files.path(memory_id)
 
     def _prepare(self) -> None:
         """Pick up outside changes, then purge expired working memories."""
@@ -390,62 +416,106 @@ class MemoryStore:
         if names != known:
             self.ws.refresh(force=True)
 
-    def _load(self, memory_id: str) -> tuple[dict[str, Any], IndexEntry, Path]:
-        """Read and parse a memory file: (front matter, index entry, path)."""
-        memory_id = check_id(memory_id, "memory_id")
-        path = self._path(memory_id)
-        doc, entry = read_item(path, memory_id, "memory", "use memory search or memory list to find ids",
-                               self.collection)
-        return doc.meta, entry, path
+    def _try_load(self, memory_id: str) -> LoadedItem | None:
+        """The memory's file, or None when it is gone or unreadable (then listed by ``summary``)."""
+        try:
+            return self.files.load(memory_id)
+        except StoreError as exc:
+            if not isinstance(exc, NotFound):
+                log.warning("%s: skipping memory %s: %s", self.ws.root, memory_id, exc)
+            return None
+
+    # -- access statistics (the sidecar) -------------------------------------------------
+    def _accesses(self, ids: Iterable[str], warnings: builtins.list[str] | None = None) -> dict[str, Access]:
+        """Sidecar statistics of some memories ({} with a warning when the sidecar cannot be read)."""
+        try:
+            return self.stats.get(ids)
+        except StorageError as exc:
+            log.warning("%s: %s", self.ws.root, exc)
+            if warnings is not None:
+                warnings.append(f"access statistics not read: {exc}")
+            return {}
+
+    def _access(self, memory_id: str) -> Access | None:
+        return self._accesses([memory_id]).get(memory_id)
 
     @staticmethod
-    def _known(row: dict[str, Any]) -> dict[str, Any]:
-        """The front-matter keys we write, from a catalogue row (None values left out)."""
+    def _file_access(row: Row) -> Access:
+        """What the file itself says (older files and hand edits may carry statistics)."""
+        return Access(int(row["access_count"]), float(row["_accessed"]))
+
+    @staticmethod
+    def _with_access(row: Row, access: Access | None) -> Row:
+        """The row with its effective statistics: the larger of the file's and the sidecar's."""
+        if access is None or (access.count <= row["access_count"] and access.last <= row["_accessed"]):
+            return row
+        out = dict(row)
+        out["access_count"] = max(row["access_count"], access.count)
+        if access.last > row["_accessed"]:
+            out["_accessed"] = access.last
+            out["last_accessed_at"] = iso_now(access.last)
+        return out
+
+    def _with_accesses(self, rows: builtins.list[Row]) -> builtins.list[Row]:
+        if not rows:
+            return rows
+        accesses = self._accesses(r["id"] for r in rows)
+        return [self._with_access(r, accesses.get(r["id"])) for r in rows]
+
+    def _drop_stats(self, ids: builtins.list[str]) -> None:
+        try:
+            self.stats.drop(ids)
+        except StorageError as exc:  # stale rows of deleted ids are harmless
+            log.warning("%s: %s", self.ws.root, exc)
+
+    # -- files ---------------------------------------------------------------------------
+    @staticmethod
+    def _known(row: Row) -> Row:
+        """The front-matter keys we write, from a file's catalogue row (None values left out)."""
         return {k: row[k] for k in MEMORY_KEYS if row.get(k) is not None}
 
-    def _write(self, known: dict[str, Any], previous: dict[str, Any] | None, content: str,
-               lazy: bool = False) -> Memory:
-        """Write a memory file (caller holds the lock) and register it with the workspace.
-
-        ``lazy``: only bookkeeping changed (access count), so the index commit can wait.
-        """
+    def _write(self, known: Row, previous: Row | None, content: str) -> Memory:
+        """Write a memory file (caller holds the lock) and register it with the workspace."""
         known = {k: v for k, v in known.items() if v is not None}
+        for key in ACCESS_KEYS:  # kept unchanged where a file had them (a floor for the sidecar's); never added
+            if previous is None or key not in previous:
+                known.pop(key, None)
         if known["memory_type"] == "working" and "expires_at" not in known:
             known["expires_at"] = iso_now(_iso_ts(known["created_at"]) + self.config.working_ttl_minutes * 60.0)
         if known["memory_type"] != "working":
             known.pop("expires_at", None)
         front = ordered_meta({k: known[k] for k in MEMORY_KEYS if k in known}, previous, MEMORY_KEYS)
-        path = self._path(known["id"])
         data = dump_document(front, content_to_body(content))
-        try:
-            entry = self.collection.parse(path, data)
-        except BadFile as exc:  # a person's extra keys cannot break this, so it is a bug
-            raise StorageError(f"refusing to write memory {known['id']}: {exc}") from exc
-        st = atomic_write(path, data)
-        self.ws.record_write(entry, st, lazy=lazy)
-        return self._memory(entry.meta, path, content, front)
+        entry, revision = self.files.write(known["id"], data)
+        row = self._with_access(entry.meta, self._access(known["id"]))
+        return self._memory(row, self._path(known["id"]), content, front, revision)
 
-    def _memory(self, row: dict[str, Any], path: Path, content: str | None, front: dict[str, Any] | None) -> Memory:
+    def _memory_of(self, item: LoadedItem, access: Access | None) -> Memory:
+        return self._memory(self._with_access(item.entry.meta, access), item.path, item.entry.text, item.front,
+                            item.revision)
+
+    def _memory(self, row: Row, path: Path, content: str | None, front: Row | None, revision: str = "") -> Memory:
         return Memory(id=row["id"], content=content, memory_type=row["memory_type"], importance=row["importance"],
                       tags=list(row["tags"]), created_at=row["created_at"], last_accessed_at=row["last_accessed_at"],
                       access_count=row["access_count"], source=row.get("source"),
                       expires_at=self._expires_at(row) if row["memory_type"] == "working" else None,
-                      path=str(path), extra={k: v for k, v in (front or {}).items() if k not in MEMORY_KEYS})
+                      path=str(path), extra={k: v for k, v in (front or {}).items() if k not in MEMORY_KEYS},
+                      revision=revision or row.get("revision") or "")
 
-    def _expires_ts(self, row: dict[str, Any]) -> float:
+    def _expires_ts(self, row: Row) -> float:
         if row.get("_expires") is not None:
-            return row["_expires"]
-        return row["_created"] + self.config.working_ttl_minutes * 60.0
+            return float(row["_expires"])
+        return float(row["_created"]) + self.config.working_ttl_minutes * 60.0
 
-    def _expires_at(self, row: dict[str, Any]) -> str:
-        return row.get("expires_at") or iso_now(self._expires_ts(row))
+    def _expires_at(self, row: Row) -> str:
+        return str(row.get("expires_at") or iso_now(self._expires_ts(row)))
 
-    def _expired(self, row: dict[str, Any], now: float) -> bool:
-        return row["memory_type"] == "working" and self._expires_ts(row) <= now
+    def _expired(self, row: Row, now: float) -> bool:
+        return bool(row["memory_type"] == "working" and self._expires_ts(row) <= now)
 
-    def _value_key(self, r: Entry, now: float) -> tuple:
+    def _value_key(self, row: Row, now: float) -> tuple[float, float, str]:
         """Sort key, best last when ascending: value, then last access, then id."""
-        return (row_value(r.meta, now, self.config), r.meta["_accessed"], r.meta["id"])
+        return (row_value(row, now, self.config), float(row["_accessed"]), str(row["id"]))
 
     def _check_ttl(self, ttl_minutes: Any, memory_type: str, explicit_only: bool = False) -> float | None:
         if ttl_minutes is None:
@@ -453,16 +523,16 @@ class MemoryStore:
         if memory_type != "working":
             raise InvalidInput(f"ttl_minutes applies only to working memories, not {memory_type}; "
                                "episodic and semantic memories do not expire (use forget to remove them)")
-        if not _is_number(ttl_minutes) or ttl_minutes <= 0:
+        if not is_number(ttl_minutes) or ttl_minutes <= 0:
             raise InvalidInput(f"ttl_minutes must be a number of minutes > 0; got {ttl_minutes!r}")
         return float(ttl_minutes)
 
-    def _purge_expired(self) -> list[str]:
+    def _purge_expired(self) -> builtins.list[str]:
         now = self._now()
         keys = [r.key for r in self.ws.entries("memory") if self._expired(r.meta, now)]
         return self._purge(keys) if keys else []
 
-    def _purge(self, keys: list[str]) -> list[str]:
+    def _purge(self, keys: builtins.list[str]) -> builtins.list[str]:
         """Delete the files of expired working memories, re-checking each file under the lock."""
         purged = []
         with self.ws.writing():
@@ -470,60 +540,65 @@ class MemoryStore:
             for key in keys:
                 mem_id = Path(key).stem
                 try:
-                    _front, entry, path = self._load(mem_id)
+                    item = self.files.load(mem_id)
                 except NotFound:
                     self.ws.record_delete(key)
                     continue
-                except InvalidInput:
+                except StoreError:
                     continue
-                if self._expired(entry.meta, now):  # the file may have been extended by hand
-                    durable_unlink(path)
-                    self.ws.record_delete(key)
+                if self._expired(item.entry.meta, now):  # the file may have been extended by hand
+                    self.files.delete(mem_id)
                     purged.append(mem_id)
+            self._drop_stats(purged)
         return purged
 
-    def _evict_over_capacity(self, new_id: str, now: float) -> list[str]:
+    def _evict_over_capacity(self, new_id: str, now: float) -> builtins.list[str]:
         """Delete the lowest-value working memories beyond capacity, never ``new_id`` (lock held)."""
-        rows = [r for r in self.ws.entries("memory")
+        rows = [r.meta for r in self.ws.entries("memory")
                 if r.meta["memory_type"] == "working" and not self._expired(r.meta, now)]
         excess = len(rows) - self.config.working_capacity
         if excess <= 0:
             return []
-        others = sorted((r for r in rows if r.meta["id"] != new_id), key=lambda r: self._value_key(r, now))
+        others = sorted((r for r in self._with_accesses(rows) if r["id"] != new_id),
+                        key=lambda r: self._value_key(r, now))
         evicted = []
         for r in others[:excess]:
-            durable_unlink(r.path)
-            self.ws.record_delete(r.key)
-            evicted.append(r.meta["id"])
+            self.files.delete(r["id"])
+            evicted.append(str(r["id"]))
+        self._drop_stats(evicted)
         return evicted
 
-    def _forget_one(self, memory_id: str, dry_run: bool) -> ForgetResult:
-        with self.ws.writing():
-            memory_id = check_id(memory_id, "memory_id")
+    def _forget_one(self, memory_id: str, dry_run: bool, expected: str | None) -> ForgetResult:
+        memory_id = self.files.check_id(memory_id)
+        with self.ws.writing(), collecting_warnings(self.ws) as warnings:
             path = self._path(memory_id)
             if not os.path.lexists(path):
                 raise NotFound(f"no memory with id {memory_id!r}; nothing was forgotten "
                                "(use memory list or memory search to see ids)")
             try:
-                front, entry, path = self._load(memory_id)
-                removed = [self._memory(entry.meta, path, entry.text, front)]
-            except InvalidInput:  # an unreadable file can still be forgotten
+                item = self.files.load(memory_id)
+                revision: str | None = item.revision
+                removed = [self._memory_of(item, self._access(memory_id))]
+            except (InvalidInput, StorageError):  # an unreadable file can still be forgotten
+                revision = self.files.current_revision(memory_id)
                 removed = [Memory(id=memory_id, content=None, memory_type="", importance=0.0, tags=[],
                                   created_at="", last_accessed_at="", access_count=0, source=None,
-                                  expires_at=None, path=str(path))]
+                                  expires_at=None, path=str(path), revision=revision or "")]
+            self.files.require_revision(memory_id, expected, revision)
             if not dry_run:
-                durable_unlink(path)
-                self.ws.record_delete(self.ws.key_for("memory", memory_id))
-        return ForgetResult(strategy=None, dry_run=dry_run, removed=removed)
+                self.files.delete(memory_id)
+                self._drop_stats([memory_id])
+        return ForgetResult(strategy=None, dry_run=dry_run, removed=removed, warnings=warnings)
 
-    def _rank(self, units: list[QueryUnit], types: list[str] | None, min_importance: float, now: float,
-              match_all: bool, limit: int) -> tuple[list[tuple[Entry, tuple[float, float, float, float, float]]], int]:
+    def _rank(self, units: builtins.list[QueryUnit], types: builtins.list[str] | None, min_importance: float,
+              now: float, match_all: bool, limit: int) -> tuple[builtins.list[tuple[Entry, Parts]], int]:
         """The ``limit`` best live memories with (score, relevance, recency, importance, bm25), and the
         number of memories the query matched (before the importance filter).
 
         Only the BM25 top ``pool`` are fetched from the index; the pool grows until no memory
         outside it could still reach the top: one outside has relevance <= the pool's lowest,
-        recency and importance <= 1, which bounds its score.
+        recency and importance <= 1, which bounds its score. Recency uses the effective last
+        access (sidecar statistics included).
         """
         if not units:
             return [], 0
@@ -535,12 +610,13 @@ class MemoryStore:
             complete = len(rows) >= total
             live = [(r, bm25) for r, bm25 in rows
                     if not self._expired(r.meta, now) and r.meta["importance"] >= min_importance]
-            out = []
+            accesses = self._accesses(r.meta["id"] for r, _bm25 in live)
+            out: builtins.list[tuple[Entry, Parts]] = []
             if live:
                 best = max(bm25 for _r, bm25 in live) or 1.0
                 for r, bm25 in live:
                     rel = bm25 / best
-                    rec = row_recency(r.meta, now, c)
+                    rec = row_recency(self._with_access(r.meta, accesses.get(r.meta["id"])), now, c)
                     imp = r.meta["importance"]
                     score = (c.weight_relevance * rel + c.weight_recency * rec + c.weight_importance * imp) / total_weight
                     out.append((r, (score, rel, rec, imp, bm25)))
@@ -554,29 +630,11 @@ class MemoryStore:
                     return out[:limit], total
             pool *= 4
 
-    def _touch(self, memory_id: str, now: float) -> Memory | None:
-        """Count one access: rewrite the file's last_accessed_at/access_count (lock held)."""
-        try:
-            front, entry, path = self._load(memory_id)
-        except (NotFound, InvalidInput):
-            return None
-        row = entry.meta
-        if self._expired(row, now):
-            return None
-        new = self._known(row)
-        new["last_accessed_at"] = iso_now(now)
-        new["access_count"] = row["access_count"] + 1
-        return self._write(new, front, entry.text, lazy=True)
-
 
 # -- input checks -------------------------------------------------------------------
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def _check_importance(value: Any, what: str = "importance") -> float:
-    if not _is_number(value) or not 0.0 <= value <= 1.0:
+    if not is_number(value) or not 0.0 <= value <= 1.0:
         raise InvalidInput(f"{what} must be a number from 0.0 to 1.0 (e.g. 0.8 for important, 0.2 for minor); "
                            f"got {value!r}")
     return round(float(value), IMPORTANCE_DIGITS)
@@ -589,15 +647,15 @@ def _check_type(value: Any, what: str = "memory_type") -> str:
 def _check_types(value: str | Sequence[str] | None) -> list[str] | None:
     if value is None or value == "" or (isinstance(value, (list, tuple)) and not value):
         return None
-    values = [value] if isinstance(value, str) else list(value)
+    values = [value] if isinstance(value, str) else builtins.list(value)
     return [_check_type(v) for v in values]
 
 
 def _check_memory_content(value: Any, max_bytes: int) -> str:
-    value = check_content(value, max_bytes)
-    if not value.strip():
+    text = check_content(value, max_bytes)
+    if not text.strip():
         raise InvalidInput("content must not be empty: give the text to remember")
-    return value
+    return text
 
 
 def _check_source(value: Any) -> str | None:
@@ -605,13 +663,13 @@ def _check_source(value: Any) -> str | None:
         return None
     if not isinstance(value, str):
         raise InvalidInput("source must be a string such as a session or note id")
-    value = value.strip()
-    if not value:
+    text = value.strip()
+    if not text:
         return None
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value) or len(value) > MAX_SOURCE_CHARS:
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in text) or len(text) > MAX_SOURCE_CHARS:
         raise InvalidInput(f"source must be one line of at most {MAX_SOURCE_CHARS} characters, "
                            "e.g. a session or note id")
-    return value
+    return text
 
 
 def _iso_ts(value: str) -> float:

@@ -38,7 +38,6 @@ The *value* used to pick what to evict or forget first is
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -48,7 +47,8 @@ from collections.abc import Mapping
 from .document import BadFile, Document, parse_document
 from .errors import InvalidInput
 from .index import IndexEntry
-from .validation import iso_now, parse_time
+from .item_files import Page, file_tags, revision_of
+from .validation import is_number, iso_now, parse_time
 
 MEMORY_TYPES = ("working", "episodic", "semantic")
 STRATEGIES = ("importance_based", "time_based", "capacity_based")
@@ -79,7 +79,7 @@ class MemoryConfig:
     min_access_count: int = 3
 
     def __post_init__(self) -> None:
-        if not _is_number(self.working_ttl_minutes) or self.working_ttl_minutes <= 0:
+        if not is_number(self.working_ttl_minutes) or self.working_ttl_minutes <= 0:
             raise InvalidInput("working_ttl_minutes must be a number of minutes > 0")
         for name in ("working_capacity", "long_term_capacity"):
             value = getattr(self, name)
@@ -91,11 +91,11 @@ class MemoryConfig:
         half = dict(self.half_life_hours)
         for t in MEMORY_TYPES:
             h = half.setdefault(t, None)
-            if h is not None and (not _is_number(h) or h <= 0):
+            if h is not None and (not is_number(h) or h <= 0):
                 raise InvalidInput(f"half_life_hours[{t!r}] must be a number of hours > 0, or None for no decay")
         self.half_life_hours = half
         weights = (self.weight_relevance, self.weight_recency, self.weight_importance)
-        if not all(_is_number(w) and w >= 0 for w in weights) or sum(weights) <= 0:
+        if not all(is_number(w) and w >= 0 for w in weights) or sum(weights) <= 0:
             raise InvalidInput("score weights must be numbers >= 0 and not all 0")
 
     def to_dict(self) -> dict[str, Any]:
@@ -121,15 +121,18 @@ class Memory:
     path: str
     extra: dict[str, Any] = field(default_factory=dict)
     evicted: list[str] = field(default_factory=list)  # add(): working memories evicted to make room
+    # Short hash of the file's bytes as read or written: pass it back as expected_revision to
+    # update/forget only if nobody changed the memory since (see item_files.revision_of).
+    revision: str = ""
+    warnings: list[str] = field(default_factory=list)  # e.g. saved, but the Git commit failed
 
     def to_dict(self, with_content: bool = True) -> dict[str, Any]:
         data = asdict(self)
         if not with_content or self.content is None:
             data.pop("content")
-        if not self.extra:
-            data.pop("extra")
-        if not self.evicted:
-            data.pop("evicted")
+        for optional in ("extra", "evicted", "warnings"):
+            if not data[optional]:
+                data.pop(optional)
         return data
 
 
@@ -158,10 +161,14 @@ class MemorySearchResult:
     limit: int
     matched: str      # "all": every word matched; "any": fallback, some words matched; "none"
     weights: dict[str, float]
+    warnings: list[str] = field(default_factory=list)  # e.g. the access statistics could not be saved
 
     def to_dict(self) -> dict[str, Any]:
-        return {"query": self.query, "candidates": self.candidates, "limit": self.limit, "matched": self.matched,
+        data: dict[str, Any] = {"query": self.query, "candidates": self.candidates, "limit": self.limit, "matched": self.matched,
                 "weights": self.weights, "hits": [h.to_dict() for h in self.hits]}
+        if self.warnings:
+            data["warnings"] = list(self.warnings)
+        return data
 
 
 @dataclass
@@ -169,10 +176,14 @@ class ForgetResult:
     strategy: str | None   # None when one memory was removed by id
     dry_run: bool
     removed: list[Memory]  # with dry_run: what would be removed
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"strategy": self.strategy, "dry_run": self.dry_run, "count": len(self.removed),
+        data: dict[str, Any] = {"strategy": self.strategy, "dry_run": self.dry_run, "count": len(self.removed),
                 "removed": [m.to_dict() for m in self.removed]}
+        if self.warnings:
+            data["warnings"] = list(self.warnings)
+        return data
 
 
 @dataclass
@@ -191,22 +202,25 @@ class ConsolidateResult:
     criterion: str
     dry_run: bool
     moved: list[Moved]
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"from_type": self.from_type, "to_type": self.to_type, "criterion": self.criterion,
+        data: dict[str, Any] = {"from_type": self.from_type, "to_type": self.to_type, "criterion": self.criterion,
                 "dry_run": self.dry_run, "count": len(self.moved), "moved": [m.to_dict() for m in self.moved]}
+        if self.warnings:
+            data["warnings"] = list(self.warnings)
+        return data
 
 
 @dataclass
-class MemoryList:
-    memories: list[Memory]
-    total: int
-    limit: int
-    offset: int
+class MemoryList(Page):
+    """A page of memories (content included), listed under ``memories``."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"total": self.total, "limit": self.limit, "offset": self.offset,
-                "memories": [m.to_dict() for m in self.memories]}
+    items_key = "memories"
+
+    @property
+    def memories(self) -> list[Memory]:
+        return self.items
 
 
 @dataclass
@@ -231,7 +245,9 @@ class MemoryCollection:
     kind = "memory"
     folder_name = "memory"
 
-    def parse(self, path: Path, raw: bytes, doc: Document | None = None) -> IndexEntry:
+    def parse(self, path: Path, raw: bytes, doc: Document | None = None,
+              mtime: float | None = None) -> IndexEntry:
+        """Turn a file's bytes into an entry; ``mtime`` (else a ``stat``) dates a file without created_at."""
         doc = doc or parse_document(raw)
         m = doc.meta
         mem_id = m.get("id")
@@ -243,14 +259,11 @@ class MemoryCollection:
         if mtype not in MEMORY_TYPES:
             raise BadFile(f"memory_type {mtype!r} is not one of {', '.join(MEMORY_TYPES)}")
         importance = m.get("importance", 0.5)
-        if not _is_number(importance) or not 0.0 <= importance <= 1.0:
+        if not is_number(importance) or not 0.0 <= importance <= 1.0:
             raise BadFile(f"importance {importance!r} must be a number from 0.0 to 1.0")
-        tags = m.get("tags") or []
-        if not isinstance(tags, list) or not all(isinstance(t, (str, int, float)) for t in tags):
-            raise BadFile("tags must be a YAML list of strings")
-        tags = [str(t) for t in tags]
+        tags = file_tags(m.get("tags"))
         if m.get("created_at") is None:
-            created_at = iso_now(os.stat(path, follow_symlinks=False).st_mtime)
+            created_at = iso_now(mtime if mtime is not None else os.stat(path, follow_symlinks=False).st_mtime)
         else:
             created_at = str(m["created_at"])
         created = _file_time(created_at, "created_at")
@@ -270,7 +283,7 @@ class MemoryCollection:
             raise BadFile("memory has no content (write the text below the closing '---' line)")
         row = {"id": path.stem, "memory_type": mtype, "importance": float(importance), "tags": tags,
                "created_at": created_at, "last_accessed_at": accessed_at, "access_count": count,
-               "source": source, "expires_at": expires_at,
+               "source": source, "expires_at": expires_at, "revision": revision_of(raw),
                "_created": created, "_accessed": accessed, "_expires": expires}
         return IndexEntry(key=f"{self.folder_name}/{path.name}", kind=self.kind, type=mtype, tags=tags,
                           updated=created, title="", text=content, meta=row)
@@ -292,23 +305,19 @@ def _file_time(value: str, what: str) -> float:
         raise BadFile(f"{what} {value!r} is not an ISO 8601 datetime (e.g. 2026-11-29T15:30:00+00:00)") from None
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 # -- scoring ---------------------------------------------------------------------
 
 def recency(age_seconds: float, half_life_hours: float | None) -> float:
     """1.0 now, 0.5 after one half-life, ...; always 1.0 without a half-life."""
     if half_life_hours is None:
         return 1.0
-    return 0.5 ** (max(0.0, age_seconds) / (half_life_hours * 3600.0))
+    return float(0.5 ** (max(0.0, age_seconds) / (half_life_hours * 3600.0)))
 
 
 def row_recency(row: Mapping[str, Any], now: float, config: MemoryConfig) -> float:
-    return recency(now - row["_accessed"], config.half_life_hours.get(row["memory_type"]))
+    return recency(now - float(row["_accessed"]), config.half_life_hours.get(row["memory_type"]))
 
 
 def row_value(row: Mapping[str, Any], now: float, config: MemoryConfig) -> float:
     """importance × recency: what eviction and capacity-based forgetting keep the best of."""
-    return row["importance"] * row_recency(row, now, config)
+    return float(row["importance"]) * row_recency(row, now, config)

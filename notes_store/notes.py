@@ -9,25 +9,22 @@ from __future__ import annotations
 
 import copy
 import os
-import secrets
-import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from collections.abc import Sequence
 
 from .analysis import content_units, query_units
-from .document import (BadFile, Document, content_from_body, dump_document, ordered_meta,
-                       titled_body)
+from .document import BadFile, Document, content_from_body, dump_document, ordered_meta, titled_body
 from .errors import InvalidInput, NotFound
-from .fsio import atomic_write, durable_unlink
 from .git_conflicts import CONFLICT_REASON, has_conflict_markers, parse_conflicted
 from .index import Filters, IndexEntry
-from .item_files import read_item
+from .item_files import ItemFiles, LoadedItem, Page, check_revision, collecting_warnings, file_tags, revision_of
+from .safe_read import read_regular_file
 from .snippets import make_snippet
-from .validation import (check_choice, check_content, check_id, check_paging, check_tags, check_title,
-                         iso_now, parse_time)
+from .validation import (check_choice, check_content, check_paging, check_query, check_query_terms, check_tags,
+                         check_title, iso_now, parse_time)
 from .workspace import Entry, Workspace
 
 NOTE_TYPES = ("task_state", "conclusion", "blocker", "action", "reference", "general")
@@ -48,16 +45,23 @@ class Note:
     path: str
     content: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # Short hash of the file's bytes: pass it back as expected_revision to update/delete only
+    # if nobody changed the note since (see item_files.revision_of).
+    revision: str = ""
+    warnings: list[str] = field(default_factory=list)  # e.g. saved, but the Git commit failed
 
     def to_dict(self, with_content: bool = True) -> dict[str, Any]:
         # Built by hand, not dataclasses.asdict: this runs for every hit and listing row,
         # and asdict deep-copies recursively (a third of a search's serialisation time).
         data: dict[str, Any] = {"id": self.id, "title": self.title, "type": self.type, "tags": list(self.tags),
-                                "created_at": self.created_at, "updated_at": self.updated_at, "path": self.path}
+                                "created_at": self.created_at, "updated_at": self.updated_at, "path": self.path,
+                                "revision": self.revision}
         if with_content and self.content is not None:
             data["content"] = self.content
         if self.extra:
             data["extra"] = copy.deepcopy(self.extra)
+        if self.warnings:
+            data["warnings"] = list(self.warnings)
         return data
 
 
@@ -88,15 +92,17 @@ class SearchResult:
 
 
 @dataclass
-class NoteList:
-    notes: list[Note]
-    total: int
-    limit: int
-    offset: int
+class NoteList(Page):
+    """A page of notes (without content), listed under ``notes``."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"total": self.total, "limit": self.limit, "offset": self.offset,
-                "notes": [n.to_dict(with_content=False) for n in self.notes]}
+    items_key = "notes"
+
+    def item_dict(self, item: Any) -> dict[str, Any]:
+        return dict(item.to_dict(with_content=False))
+
+    @property
+    def notes(self) -> list[Note]:
+        return self.items
 
 
 @dataclass
@@ -121,7 +127,9 @@ class NoteCollection:
     kind = "note"
     folder_name = "notes"
 
-    def parse(self, path: Path, raw: bytes, doc: Document | None = None) -> IndexEntry:
+    def parse(self, path: Path, raw: bytes, doc: Document | None = None,
+              mtime: float | None = None) -> IndexEntry:
+        """Turn a file's bytes into an entry; ``mtime`` (else a ``stat``) dates a file without timestamps."""
         doc = doc or parse_conflicted(raw)[0]  # front matter from the 'ours' side if markers break it
         meta = doc.meta
         note_id = meta.get("id")
@@ -136,99 +144,95 @@ class NoteCollection:
         note_type = meta.get("type", "general")
         if note_type not in NOTE_TYPES:
             raise BadFile(f"type {note_type!r} is not one of {', '.join(NOTE_TYPES)}")
-        tags = meta.get("tags") or []
-        if not isinstance(tags, list) or not all(isinstance(t, (str, int, float)) for t in tags):
-            raise BadFile("tags must be a YAML list of strings")
-        tags = [str(t) for t in tags]
-        mtime = os.stat(path, follow_symlinks=False).st_mtime
-        created_at = str(meta.get("created_at") or iso_now(mtime))
+        tags = file_tags(meta.get("tags"))
+
+        def file_mtime() -> float:
+            return mtime if mtime is not None else os.stat(path, follow_symlinks=False).st_mtime
+
+        created_at = str(meta.get("created_at") or iso_now(file_mtime()))
         updated_at = str(meta.get("updated_at") or created_at)
         try:
             updated = parse_time(updated_at, "updated_at")
         except InvalidInput:
-            updated = mtime
+            updated = file_mtime()
         content = content_from_body(doc.body, title)
         row = {"id": path.stem, "title": title.strip(), "type": note_type, "tags": tags,
-               "created_at": created_at, "updated_at": updated_at}
+               "created_at": created_at, "updated_at": updated_at, "revision": revision_of(raw)}
         if has_conflict_markers(raw):  # indexed, but flagged for note_summary and doctor
             row["conflict"] = True
         return IndexEntry(key=f"{self.folder_name}/{path.name}", kind=self.kind, type=note_type, tags=tags,
                           updated=updated, title=title, text=content, meta=row)
 
 
-def _note_from_row(entry: Entry, content: str | None = None, extra: dict[str, Any] | None = None) -> Note:
-    m = entry.meta
+def _note_from_meta(m: dict[str, Any], path: Path, content: str | None = None,
+                    extra: dict[str, Any] | None = None, revision: str | None = None) -> Note:
+    """A ``Note`` from a catalogue row (``IndexEntry.meta``)."""
     return Note(id=m["id"], title=m["title"], type=m["type"], tags=list(m["tags"]), created_at=m["created_at"],
-                updated_at=m["updated_at"], path=str(entry.path), content=content, extra=extra or {})
+                updated_at=m["updated_at"], path=str(path), content=content, extra=extra or {},
+                revision=revision or m.get("revision") or "")
+
+
+def _note_from_row(entry: Entry, content: str | None = None, revision: str | None = None) -> Note:
+    return _note_from_meta(entry.meta, entry.path, content, revision=revision)
 
 
 class NoteStore:
-    """The seven note actions over a ``Workspace``."""
+    """The seven note actions over a ``Workspace``.
+
+    Concurrent writers: ``update`` and ``delete`` take ``expected_revision`` (the ``revision`` of the
+    note as the caller read it); when the file changed since, nothing is written and ``Conflict``
+    says so with the current revision. Without it the last writer wins.
+    """
 
     def __init__(self, workspace: Workspace) -> None:
         self.ws = workspace
         self.collection: NoteCollection = workspace.collections["note"]  # type: ignore[assignment]
+        self.files = ItemFiles(workspace, self.collection, what="note", id_name="note_id", id_prefix="note",
+                               find_hint="use note_search or note_list to find existing ids",
+                               parse=lambda raw: parse_conflicted(raw)[0])  # conflicted notes stay readable
         self._counts: tuple[int, dict[str, int], list[tuple[str, int]], list[dict[str, Any]]] | None = None
 
     # -- helpers ---------------------------------------------------------------
     def _path(self, note_id: str) -> Path:
-        return self.ws.folder("note") / f"{note_id}.md"
+        return self.files.path(note_id)
 
-    def _new_id(self) -> str:
-        # Time for readability, 32 random bits so that two processes creating
-        # notes in the same second never collide and a deleted id never returns.
-        stamp = time.strftime("%Y%m%d_%H%M%S", time.gmtime(self.ws.clock()))
-        while True:
-            note_id = f"note_{stamp}_{secrets.token_hex(4)}"
-            if not os.path.lexists(self._path(note_id)):
-                return note_id
-
-    def _load(self, note_id: str) -> tuple[dict[str, Any], IndexEntry, Path]:
-        """Read and parse a note file: (front matter, index entry, path); NotFound/InvalidInput otherwise."""
-        note_id = check_id(note_id)
-        path = self._path(note_id)
-        doc, entry = read_item(path, note_id, "note", "use note_search or note_list to find existing ids",
-                               self.collection, parse=lambda raw: parse_conflicted(raw)[0])  # conflicts stay readable
-        return doc.meta, entry, path
-
-    def _to_note(self, entry: IndexEntry, path: Path, front: dict[str, Any]) -> Note:
-        m = entry.meta
-        return Note(id=m["id"], title=m["title"], type=m["type"], tags=list(m["tags"]), created_at=m["created_at"],
-                    updated_at=m["updated_at"], path=str(path), content=entry.text, extra=_extra(front))
+    def _to_note(self, item: LoadedItem) -> Note:
+        return _note_from_meta(item.entry.meta, item.path, item.entry.text, _extra(item.front), item.revision)
 
     def _write(self, meta: dict[str, Any], content: str) -> Note:
-        path = self._path(meta["id"])
-        st = atomic_write(path, dump_document(meta, titled_body(meta["title"], content)))
-        entry = IndexEntry(key=self.ws.key_for("note", meta["id"]), kind="note", type=meta["type"],
-                           tags=meta["tags"], updated=parse_time(meta["updated_at"], "updated_at"),
-                           title=meta["title"], text=content, meta={k: meta[k] for k in NOTE_KEYS})
-        if has_conflict_markers(content):  # an update that kept a conflicted body stays flagged
-            entry.meta["conflict"] = True
-        self.ws.record_write(entry, st)
-        return self._to_note(entry, path, meta)
+        data = dump_document(meta, titled_body(meta["title"], content))
+        with collecting_warnings(self.ws) as warnings:
+            entry, revision = self.files.write(meta["id"], data)
+        note = _note_from_meta(entry.meta, self.files.path(meta["id"]), entry.text, _extra(meta), revision)
+        note.warnings = warnings
+        return note
 
     # -- the seven actions -------------------------------------------------------
     def create(self, title: str, content: str = "", note_type: str = "general",
                tags: Sequence[str] | None = ()) -> Note:
-        """Create a note; return it with its new id."""
+        """Create a note; return it with its new id and revision."""
         title = check_title(title)
         content = check_content(content, self.ws.max_content_bytes)
         note_type = check_choice(note_type, NOTE_TYPES, "note_type")
         tags = check_tags(list(tags) if isinstance(tags, tuple) else tags)
         with self.ws.writing():
             now = iso_now(self.ws.clock())
-            meta = {"id": self._new_id(), "title": title, "type": note_type, "tags": tags,
+            meta = {"id": self.files.new_id(), "title": title, "type": note_type, "tags": tags,
                     "created_at": now, "updated_at": now}
             return self._write(meta, content)
 
     def read(self, note_id: str) -> Note:
-        """The full note, content included."""
-        front, entry, path = self._load(note_id)
-        return self._to_note(entry, path, front)
+        """The full note, content and revision included (unreadable files raise InvalidInput with the reason)."""
+        return self._to_note(self.files.load(note_id))
 
     def update(self, note_id: str, title: str | None = None, content: str | None = None,
-               note_type: str | None = None, tags: Sequence[str] | None = None) -> Note:
-        """Change the given fields (None = unchanged; "" is a real value for content)."""
+               note_type: str | None = None, tags: Sequence[str] | None = None, *,
+               expected_revision: str | None = None) -> Note:
+        """Change the given fields (None = unchanged; "" is a real value for content).
+
+        With ``expected_revision``, only if the file is still that revision (else ``Conflict``,
+        nothing written); without it, last writer wins.
+        """
         if title is not None:
             title = check_title(title)
         if content is not None:
@@ -237,10 +241,12 @@ class NoteStore:
             note_type = check_choice(note_type, NOTE_TYPES, "note_type")
         if tags is not None:
             tags = check_tags(list(tags) if isinstance(tags, tuple) else tags)
+        expected = check_revision(expected_revision)
         with self.ws.writing():
-            old_meta, old_entry, path = self._load(note_id)
-            current = self._to_note(old_entry, path, old_meta)
-            old_content = old_entry.text
+            item = self.files.load(note_id)
+            self.files.require_revision(item.entry.meta["id"], expected, item.revision)
+            current = self._to_note(item)
+            old_meta, old_content = item.front, item.entry.text
             new = {"id": current.id,
                    "title": title if title is not None else current.title,
                    "type": note_type if note_type is not None else current.type,
@@ -255,32 +261,40 @@ class NoteStore:
             new["updated_at"] = iso_now(self.ws.clock())
             return self._write(ordered_meta(new, old_meta, NOTE_KEYS), new_content)
 
-    def delete(self, note_id: str) -> dict[str, Any]:
-        """Delete a note's file; it disappears from search and list at once."""
-        note_id = check_id(note_id)
+    def delete(self, note_id: str, *, expected_revision: str | None = None) -> dict[str, Any]:
+        """Delete a note's file; it disappears from search and list at once.
+
+        Returns ``{"deleted": True, "id", "title", "revision", "warnings"}`` (the revision deleted).
+        With ``expected_revision``, only if the file is still that revision (else ``Conflict``);
+        without it, last writer wins. An unreadable file can be deleted without it.
+        """
+        note_id = self.files.check_id(note_id)
+        expected = check_revision(expected_revision)
         with self.ws.writing():
             path = self._path(note_id)
             if not os.path.lexists(path):
                 raise NotFound(f"no note with id {note_id!r}; nothing was deleted (use note_list to see ids)")
+            revision = self.files.current_revision(note_id)
+            self.files.require_revision(note_id, expected, revision)
             title = None
-            entry = self.ws.catalogue.get(self.ws.key_for("note", note_id))
+            entry = self.ws.catalogue.get(self.files.key(note_id))
             if entry is not None:
                 title = entry.meta.get("title")
-            durable_unlink(path)
-            self.ws.record_delete(self.ws.key_for("note", note_id))
-        return {"deleted": True, "id": note_id, "title": title}
+            with collecting_warnings(self.ws) as warnings:
+                self.files.delete(note_id)
+        return {"deleted": True, "id": note_id, "title": title, "revision": revision, "warnings": warnings}
 
     def search(self, query: str, limit: int = 10, offset: int = 0, note_type: str | Sequence[str] | None = None,
                tags: Sequence[str] | None = None, updated_after: str | None = None,
                updated_before: str | None = None) -> SearchResult:
         """Ranked notes for a query: notes with every word first, then (if too few) notes with some."""
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInput("query must not be empty: give words or a \"quoted phrase\" to search for")
+        query = check_query(query, "give words or a \"quoted phrase\" to search for")
         limit, offset = check_paging(limit, offset)
         filters = Filters(kind="note", types=_check_types(note_type), tags=check_tags(tags) or None,
                           updated_after=parse_time(updated_after, "updated_after") if updated_after else None,
                           updated_before=parse_time(updated_before, "updated_before") if updated_before else None)
         units = content_units(query_units(query))
+        check_query_terms(sum(len(u.terms) for u in units))
         want = offset + limit
         rows, total = self.ws.search(units, filters, want, match_all=True)
         total_all = total
@@ -294,18 +308,22 @@ class NoteStore:
         terms = {t for u in units for t in u.terms}
         hits = []
         for entry, score in rows[offset:offset + limit]:
-            hits.append(SearchHit(_note_from_row(entry), score, make_snippet(self._body_text(entry), terms)))
+            body, revision = self._body_text(entry)
+            hits.append(SearchHit(_note_from_row(entry, revision=revision), score, make_snippet(body, terms)))
         return SearchResult(query=query, hits=hits, total=total, total_all_words=total_all, limit=limit,
                             offset=offset, matched=matched)
 
-    def _body_text(self, entry: Entry) -> str:
+    def _body_text(self, entry: Entry) -> tuple[str, str | None]:
+        """(text to cut a snippet from, revision) of a hit's file as it is now; the title if unreadable."""
+        title = str(entry.meta.get("title", ""))
         try:
-            text = entry.path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return ""
+            raw, _st = read_regular_file(entry.path, self.files.max_file_bytes)
+        except (OSError, BadFile):
+            return title, None
+        text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
         end = text.find("\n---\n", 3)
         body = text[end + 5:] if end != -1 else text
-        return content_from_body(body, entry.meta.get("title", "")) or entry.meta.get("title", "")
+        return content_from_body(body, title) or title, revision_of(raw)
 
     def list(self, note_type: str | Sequence[str] | None = None, tags: Sequence[str] | None = None,
              limit: int = 10, offset: int = 0, sort: str = "updated_desc") -> NoteList:
@@ -322,7 +340,13 @@ class NoteStore:
         if tags:
             rows = [r for r in rows if set(tags) <= set(r.meta["tags"])]
         page = rows[offset:offset + limit]
-        return NoteList([_note_from_row(r) for r in page], total=len(rows), limit=limit, offset=offset)
+        return NoteList([_note_from_row(r, revision=self._row_revision(r)) for r in page], total=len(rows),
+                        limit=limit, offset=offset)
+
+    def _row_revision(self, entry: Entry) -> str | None:
+        """The catalogue's revision; for rows indexed before revisions existed, the file's."""
+        revision = entry.meta.get("revision")
+        return str(revision) if revision else self.files.current_revision(entry.id)
 
     def summary(self) -> NoteSummary:
         """Totals by type, top tags, the five most recent notes and unreadable files."""
@@ -339,15 +363,15 @@ class NoteStore:
             self._counts = (version, by_type, tag_counts.most_common(10), conflicted)
         _version, by_type, top_tags, conflicted = self._counts
         recent = self.ws.sorted_entries("note", _sort_key("updated_desc"), "updated", True)[:5]
-        folder = self.collection.folder_name + "/"
-        unreadable = [{"path": p.path, "reason": p.reason} for p in sorted(self.ws.problems.values(), key=lambda p: p.path)
-                      if p.path.startswith(folder)]
+        unreadable = self.files.unreadable()
         # Conflicted notes (readable ones are indexed with a flag; others are unreadable)
         conflicts = sorted(conflicted + [{"id": Path(p["path"]).stem, "path": p["path"], "readable": False}
-                              for p in unreadable if CONFLICT_REASON in p["reason"]], key=lambda c: c["path"])
+                                         for p in unreadable if CONFLICT_REASON in p["reason"]],
+                           key=lambda c: str(c["path"]))
         return NoteSummary(total=len(rows), by_type=dict(by_type),
                            top_tags=[{"tag": t, "count": c} for t, c in top_tags],
-                           recent=[_note_from_row(r) for r in recent], unreadable=unreadable,
+                           recent=[_note_from_row(r, revision=self._row_revision(r)) for r in recent],
+                           unreadable=unreadable,
                            conflicts=conflicts)
 
 
@@ -362,7 +386,7 @@ def _check_types(note_type: str | Sequence[str] | None) -> list[str] | None:
     return [check_choice(t, NOTE_TYPES, "note_type") for t in types]
 
 
-def _sort_key(sort: str):
+def _sort_key(sort: str) -> Callable[[Entry], tuple[str, str]]:
     if sort.startswith("updated"):
         return lambda r: (r.meta["updated_at"], r.meta["id"])
     if sort.startswith("created"):

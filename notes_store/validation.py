@@ -19,6 +19,7 @@ _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 MAX_TITLE_CHARS = 300
 MAX_TAG_CHARS = 64
 MAX_TAGS = 50
+MAX_FILE_TAGS = 200  # a hand-edited file may hold more tags than a tool call may set; a bound all the same
 
 
 def check_id(value: Any, what: str = "note_id") -> str:
@@ -32,10 +33,11 @@ def check_id(value: Any, what: str = "note_id") -> str:
         shown = value if len(value) <= 80 else value[:80] + "…"
         raise InvalidInput(f"{what} {shown!r} is not a valid id: ids contain only letters, digits, '_', '.' "
                            "and '-' (no slashes, '..' or control characters); use an id returned by search/list")
-    return value
+    return str(value)
 
 
 def check_title(value: Any) -> str:
+    """A note title: one non-empty line of at most ``MAX_TITLE_CHARS`` characters, stripped."""
     if not isinstance(value, str):
         raise InvalidInput("title must be a string")
     value = value.strip()
@@ -45,7 +47,7 @@ def check_title(value: Any) -> str:
         raise InvalidInput("title must be a single line without control characters (no newlines or tabs)")
     if len(value) > MAX_TITLE_CHARS:
         raise InvalidInput(f"title is {len(value)} characters; keep it under {MAX_TITLE_CHARS} and put details in content")
-    return value
+    return str(value)
 
 
 def check_content(value: Any, max_bytes: int, what: str = "content") -> str:
@@ -95,7 +97,7 @@ def check_choice(value: Any, allowed: Iterable[str], what: str) -> str:
     allowed = tuple(allowed)
     if value not in allowed:
         raise InvalidInput(f"{what} {value!r} is not allowed; use one of: {', '.join(allowed)}")
-    return value
+    return str(value)
 
 
 def check_paging(limit: Any, offset: Any, max_limit: int = 100) -> tuple[int, int]:
@@ -122,3 +124,26 @@ def parse_time(value: Any, what: str) -> float:
 def is_number(value: Any) -> bool:
     """A finite int or float (not a bool): what importance, ttl and weights must be."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# A query's cost grows with its terms (each is looked up, phrases are matched position by position)
+# and the search holds the workspace's index mutex: a 300 KB query once held it for 28 s.
+MAX_QUERY_CHARS = 2000
+MAX_QUERY_TERMS = 100
+
+
+def check_query(value: Any, hint: str) -> str:
+    """A search query: a non-empty string of at most ``MAX_QUERY_CHARS`` characters."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"query must not be empty: {hint}")
+    if len(value) > MAX_QUERY_CHARS:
+        raise InvalidInput(f"query is {len(value)} characters, over the limit of {MAX_QUERY_CHARS}: "
+                           "search for the few words that matter")
+    return value
+
+
+def check_query_terms(count: int) -> None:
+    """After analysis: at most ``MAX_QUERY_TERMS`` terms (a CJK sentence yields a term per character pair)."""
+    if count > MAX_QUERY_TERMS:
+        raise InvalidInput(f"query has {count} search terms, over the limit of {MAX_QUERY_TERMS}: "
+                           "search for the few words that matter")

@@ -10,7 +10,6 @@ import pytest
 
 from notes_store import InvalidInput, NotFound, open_workspace
 from notes_store.document import dump_document, parse_document
-from notes_store.index import SearchIndex
 from notes_store.memory import MemoryConfig
 from server import cli
 
@@ -61,8 +60,6 @@ def test_add_read_round_trip_and_file_format(mws, clock):
         "importance: 0.9\n"
         "tags: [prefs, style]\n"
         f"created_at: '{m.created_at}'\n"
-        f"last_accessed_at: '{m.created_at}'\n"
-        "access_count: 0\n"
         "source: note_20251124_000000_deadbeef\n"
         "---\n"
         "The user prefers tabs over spaces\n")
@@ -278,36 +275,31 @@ def test_notes_and_memories_do_not_mix(mws):
     assert [h.note.title for h in mws.notes.search("zebra").hits] == ["Zebra note"]
 
 
-def test_hits_record_an_access_by_rewriting_one_document(mws, clock):
+def test_hits_record_an_access_in_the_sidecar_leaving_files_and_index_alone(mws, clock):
     ms = [mws.memory.add(f"filler memory number {i}", memory_type="episodic") for i in range(15)]
     target = mws.memory.add("the unique kiwi fact", memory_type="episodic")
     mws.flush()
-    writes = []
-    real_write, real_create = SearchIndex.write, SearchIndex.create
-
-    def spy_write(self, puts, deletes):
-        writes.append(([p.key for p in puts], list(deletes)))
-        return real_write(self, puts, deletes)
-
-    def spy_create(self, entries=()):
-        writes.append("rebuild")
-        return real_create(self, entries)
-
-    SearchIndex.write, SearchIndex.create = spy_write, spy_create
-    try:
-        clock.advance(HOUR)
-        hit = mws.memory.search("kiwi").hits[0]
-        mws.flush()
-    finally:
-        SearchIndex.write, SearchIndex.create = real_write, real_create
+    before = {m.id: open(m.path, "rb").read() for m in [*ms, target]}
+    index_files = {p: p.stat().st_mtime_ns for p in (mws.index_dir / "whoosh").rglob("*")} \
+        if (mws.index_dir / "whoosh").exists() else None
+    clock.advance(HOUR)
+    hit = mws.memory.search("kiwi").hits[0]
+    mws.flush()
     assert hit.memory.access_count == 1 and hit.memory.last_accessed_at != target.last_accessed_at
     assert hit.recency < 1.0  # scored on the access before this one
-    on_disk = front(target.path)
-    assert (on_disk["access_count"], on_disk["last_accessed_at"]) == (1, hit.memory.last_accessed_at)
-    assert writes == [([f"memory/{target.id}.md"], [])]  # one document, not a re-index
+    assert hit.memory.revision == target.revision  # the file did not change
+    assert {m.id: open(m.path, "rb").read() for m in [*ms, target]} == before
+    if index_files is not None:  # nothing was re-indexed
+        assert {p: p.stat().st_mtime_ns for p in (mws.index_dir / "whoosh").rglob("*")} == index_files
+    assert "access_count" not in front(target.path) and "last_accessed_at" not in front(target.path)
     assert mws.memory.search("kiwi", touch=False).hits[0].memory.access_count == 1
     assert mws.memory.read(target.id).access_count == 1  # read does not count
-    assert all(front(m.path)["access_count"] == 0 for m in ms)
+    assert mws.memory.read(target.id).last_accessed_at == hit.memory.last_accessed_at
+    # The recency of the next search is computed from this access (1 h ago), not from the creation (2 h).
+    clock.advance(HOUR)
+    again = mws.memory.search("kiwi", touch=False).hits[0]
+    assert again.recency == pytest.approx(0.5 ** (1 / (24 * 7))) == pytest.approx(hit.recency)
+    assert all(mws.memory.read(m.id).access_count == 0 for m in ms)
 
 
 # -- forget ------------------------------------------------------------------------------------
@@ -483,7 +475,8 @@ def test_hand_edits_are_picked_up_without_reopening(mws):
     path.write_text("---\nid: mem_by_hand\nmemory_type: semantic\n---\nhandwritten guava fact\n", encoding="utf-8")
     got = mws.memory.search("guava").hits[0].memory
     assert (got.id, got.importance, got.access_count) == ("mem_by_hand", 0.5, 1)
-    assert front(path)["access_count"] == 1
+    assert "access_count" not in front(path)  # recall never rewrites the file
+    assert mws.memory.read("mem_by_hand").access_count == 1
 
 
 def test_in_place_edit_is_picked_up_on_rescan(tmp_path, clock):
