@@ -1,23 +1,42 @@
-"""Streamable HTTP hardening: DNS-rebinding settings and a static bearer token check."""
+"""Streamable HTTP hardening, applied before the MCP app sees a request.
+
+Three ASGI layers, outermost first (``harden`` stacks them):
+
+1. ``HostOriginMiddleware``: DNS-rebinding protection on every bind. A browser tricked into talking to
+   the server arrives with an attacker's DNS name in ``Host``/``Origin``; IP literals and ``localhost``
+   cannot be rebound, so those are accepted, plus the names given with ``--allowed-host``.
+2. ``BearerTokenMiddleware``: ``Authorization: Bearer <token>``, checked on the headers alone, so an
+   unauthenticated request is refused before a byte of its body is read.
+3. ``BodyBudgetMiddleware``: reads the body itself, bounded per request, across all requests in flight,
+   and in time, so stalled uploads cannot grow the server's memory without limit.
+"""
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
 import json
+import logging
+import math
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
-from collections.abc import Awaitable, Callable
+from urllib.parse import urlsplit
 
-from mcp.server.transport_security import TransportSecuritySettings
+import anyio
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
-WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+BODY_METHODS = (b"POST", b"PUT", b"PATCH")
+log = logging.getLogger("ctxnotes.server")
 
 Scope = dict[str, Any]
-ASGIApp = Callable[[Scope, Callable[..., Awaitable[Any]], Callable[..., Awaitable[Any]]], Awaitable[None]]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` exposes the server to this machine only."""
     if host in LOOPBACK_NAMES:
         return True
     try:
@@ -26,35 +45,130 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _host_forms(host: str) -> list[str]:
-    h = f"[{host}]" if ":" in host and not host.startswith("[") else host
-    return [h, f"{h}:*"]
+def _is_ip_literal(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
 
 
-def transport_security(host: str, allowed_hosts: list[str] | None = None) -> TransportSecuritySettings:
-    """Host/Origin allow-lists: the loopback names for a loopback bind, else the bound host and
-    any ``allowed_hosts``. A wildcard bind (0.0.0.0) without ``allowed_hosts`` cannot know its own
-    names, so the Host/Origin check is off there (the bearer token still guards it)."""
-    names: list[str] = []
-    if is_loopback(host):
-        names += list(LOOPBACK_NAMES)
-    elif host not in WILDCARD_HOSTS:
-        names.append(host)
-    names += list(allowed_hosts or [])
-    if not names:
-        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    hosts: list[str] = []
-    origins: list[str] = []
-    for name in dict.fromkeys(names):
-        for form in _host_forms(name):
-            hosts.append(form)
-            origins += [f"http://{form}", f"https://{form}"]
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
-                                     allowed_origins=origins)
+def normalise_allowed_hosts(names: Iterable[str]) -> frozenset[str]:
+    """``--allowed-host`` values as lower-case names (a ``:port`` suffix is ignored: ports are not checked)."""
+    out = set()
+    for raw in names:
+        name = raw.strip().lower()
+        if any(c in name for c in "/ @?#"):
+            name = ""
+        elif name.startswith("["):
+            name = name[1:].split("]", 1)[0]
+        elif name.count(":") == 1:
+            name = name.split(":", 1)[0]
+        if not name:
+            raise ValueError(f"--allowed-host {raw!r} is not a host name; give a name such as notes.lan")
+        out.add(name)
+    return frozenset(out)
+
+
+def split_host_header(value: str) -> str | None:
+    """The host part of a ``Host`` header (``name``, ``name:port``, ``[v6]:port``), or None if malformed."""
+    value = value.strip()
+    if value.startswith("["):
+        host, sep, rest = value[1:].partition("]")
+        if not sep or (rest and not (rest.startswith(":") and rest[1:].isdigit())):
+            return None
+        return host.lower() if _is_ip_literal(host) else None
+    host, sep, port = value.partition(":")
+    if sep and not port.isdigit():
+        return None
+    return host.lower() or None
+
+
+def name_allowed(host: str, allowed: frozenset[str]) -> bool:
+    """IP literals and ``localhost`` (nothing can rebind them), plus the ``--allowed-host`` names."""
+    return host == "localhost" or _is_ip_literal(host) or host in allowed
+
+
+def host_header_allowed(value: str | None, allowed: frozenset[str]) -> bool:
+    host = split_host_header(value) if value else None
+    return host is not None and name_allowed(host, allowed)
+
+
+def origin_allowed(value: str | None, allowed: frozenset[str]) -> bool:
+    """No ``Origin`` (not a browser) passes; otherwise ``http(s)://HOST[:PORT]`` with an allowed HOST."""
+    if value is None:
+        return True
+    try:
+        parts = urlsplit(value.strip())
+        parts.port  # noqa: B018  (raises ValueError on a malformed port)
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or parts.username or parts.password or parts.path not in ("", "/") \
+            or parts.query or parts.fragment or not parts.hostname:
+        return False
+    return name_allowed(parts.hostname, allowed)
+
+
+def transport_security() -> Any:
+    """Settings for the SDK's own Host/Origin check: off, because ``HostOriginMiddleware`` applies one rule
+    to every bind (the SDK's list cannot say "any IP literal" and only guards loopback binds by itself)."""
+    from mcp.server.transport_security import TransportSecuritySettings  # here: keeps CLI start-up light
+    return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers") or ():
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+async def send_json_error(send: Send, status: int, error: str, description: str,
+                          extra_headers: Iterable[tuple[bytes, bytes]] = (), close: bool = False) -> None:
+    """A small JSON error response.
+
+    ``close`` ends the connection (for refusals of big or stalled bodies, to stop the upload). Refusals made
+    on the headers keep it open: the server then discards the body as it arrives instead of buffering it,
+    and the client reads the answer without racing a TCP reset caused by its unread body.
+    """
+    body = json.dumps({"error": error, "error_description": description}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+               *extra_headers]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class HostOriginMiddleware:
+    """Refuse a foreign ``Host`` (421) or ``Origin`` (403) before anything else runs, on every bind."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str] = ()) -> None:
+        self.app = app
+        self.allowed = normalise_allowed_hosts(allowed_hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        host = _header(scope, b"host")
+        if not host_header_allowed(host, self.allowed):
+            await send_json_error(send, 421, "invalid_host",
+                                  f"Host {host!r} is not accepted: this server answers IP addresses, localhost and "
+                                  "the names given with --allowed-host (DNS-rebinding protection); "
+                                  "restart it with --allowed-host NAME to use a host name")
+            return
+        origin = _header(scope, b"origin")
+        if not origin_allowed(origin, self.allowed):
+            await send_json_error(send, 403, "invalid_origin",
+                                  f"Origin {origin!r} is not accepted: only http(s) origins on an IP address, "
+                                  "localhost or an --allowed-host name may call this server")
+            return
+        await self.app(scope, receive, send)
 
 
 class BearerTokenMiddleware:
-    """Require ``Authorization: Bearer <token>`` on every HTTP request (401 otherwise)."""
+    """Require ``Authorization: Bearer <token>`` on every HTTP request (401 otherwise, body unread)."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         if not token:
@@ -62,24 +176,141 @@ class BearerTokenMiddleware:
         self.app = app
         self._expected = f"Bearer {token}".encode()
 
-    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":  # lifespan, websocket handshake refused by the app itself
             await self.app(scope, receive, send)
             return
-        given = b""
-        for key, value in scope.get("headers") or ():
-            if key.lower() == b"authorization":
-                given = value.strip()
-                break
+        given = (_header(scope, b"authorization") or "").strip().encode("latin-1")
         if given and hmac.compare_digest(given, self._expected):
             await self.app(scope, receive, send)
             return
         message = "missing bearer token" if not given else "invalid bearer token"
-        body = json.dumps({"error": "invalid_token", "error_description":
-                           f"{message}: send 'Authorization: Bearer <token>' (the token given to ctxnotes serve)"}
-                          ).encode()
-        await send({"type": "http.response.start", "status": 401,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"www-authenticate", b'Bearer realm="ctxnotes", error="invalid_token"'),
-                                (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
+        await send_json_error(send, 401, "invalid_token",
+                              f"{message}: send 'Authorization: Bearer <token>' (the token given to ctxnotes serve)",
+                              [(b"www-authenticate", b'Bearer realm="ctxnotes", error="invalid_token"')])
+
+
+@dataclass(frozen=True)
+class HttpLimits:
+    """Resource caps of the HTTP server; every one is a ``ctxnotes serve`` flag."""
+
+    max_connections: int = 64            # --max-connections: uvicorn answers 503 beyond it
+    max_body_bytes: int = 4 << 20        # --max-body-bytes: one request body (413 beyond)
+    max_buffered_bytes: int = 64 << 20   # --max-buffered-bytes: all bodies in flight together (503 beyond)
+    body_timeout: float = 30.0           # --body-timeout: a body must arrive within this (408 after)
+    max_sessions: int = 256              # --max-sessions: stateful MCP sessions (503 beyond)
+    session_idle_timeout: float = 600.0  # --session-idle-timeout: an idle session is closed after this
+
+    def check(self) -> None:
+        """Raise ValueError naming the flag when a limit is unusable."""
+        for flag, value in (("--max-connections", self.max_connections), ("--max-body-bytes", self.max_body_bytes),
+                            ("--max-buffered-bytes", self.max_buffered_bytes),
+                            ("--max-sessions", self.max_sessions)):
+            if value <= 0:
+                raise ValueError(f"{flag} {value} must be a positive number")
+        for flag, seconds in (("--body-timeout", self.body_timeout),
+                              ("--session-idle-timeout", self.session_idle_timeout)):
+            if not (math.isfinite(seconds) and seconds > 0):
+                raise ValueError(f"{flag} {seconds} must be a positive number of seconds")
+        if self.max_buffered_bytes < self.max_body_bytes:
+            raise ValueError(f"--max-buffered-bytes {self.max_buffered_bytes} is smaller than --max-body-bytes "
+                             f"{self.max_body_bytes}: no request of the maximum size could ever be accepted")
+
+
+class BodyBudgetMiddleware:
+    """Read request bodies here, within a per-request cap, a shared byte budget and a deadline.
+
+    A declared ``Content-Length`` is reserved from the budget before reading, so stalled uploads cannot
+    together hold more than ``max_buffered_bytes``; chunked bodies are charged as they arrive. The
+    reservation lasts until the app has answered (the app keeps the body that long). The inner app gets
+    the whole body in one message.
+    """
+
+    def __init__(self, app: ASGIApp, limits: HttpLimits) -> None:
+        self.app = app
+        self.limits = limits
+        self.buffered = 0  # bytes reserved by requests in flight (one event loop: no lock needed)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method", "").encode() not in BODY_METHODS:
+            await self.app(scope, receive, send)
+            return
+        limits = self.limits
+        declared_text = _header(scope, b"content-length")
+        declared = 0
+        if declared_text is not None:
+            if not declared_text.strip().isdigit():
+                await send_json_error(send, 400, "invalid_request", f"Content-Length {declared_text!r} is not a number")
+                return
+            declared = int(declared_text)
+        if declared > limits.max_body_bytes:
+            await self._too_large(send)
+            return
+        if self.buffered + declared > limits.max_buffered_bytes:
+            await self._busy(send)
+            return
+        reserved = declared
+        self.buffered += reserved
+        try:
+            chunks: list[bytes] = []
+            size = 0
+            with anyio.move_on_after(limits.body_timeout) as deadline:
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > limits.max_body_bytes:
+                        await self._too_large(send)
+                        return
+                    if size > reserved:  # chunked, or more than declared: charge the difference now
+                        if self.buffered + size - reserved > limits.max_buffered_bytes:
+                            await self._busy(send)
+                            return
+                        self.buffered += size - reserved
+                        reserved = size
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        break
+            if deadline.cancelled_caught:
+                await send_json_error(send, 408, "request_timeout",
+                                      f"the request body did not arrive within {limits.body_timeout:g} s "
+                                      "(--body-timeout); send it in one go", close=True)
+                return
+            body = b"".join(chunks)
+            del chunks
+            replayed = False
+
+            async def replay() -> dict[str, Any]:
+                nonlocal replayed
+                if not replayed:
+                    replayed = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+                return await receive()
+
+            await self.app(scope, replay, send)
+        finally:
+            self.buffered -= reserved
+
+    async def _too_large(self, send: Send) -> None:
+        await send_json_error(send, 413, "request_too_large",
+                              f"request body over the limit of {self.limits.max_body_bytes} bytes "
+                              "(--max-body-bytes); send less per call (a note's content is capped separately)",
+                              close=True)
+
+    async def _busy(self, send: Send) -> None:
+        log.warning("refusing a request: %d bytes of request bodies already buffered (--max-buffered-bytes %d)",
+                    self.buffered, self.limits.max_buffered_bytes)
+        await send_json_error(send, 503, "server_busy",
+                              f"too many request bytes in flight (over {self.limits.max_buffered_bytes} bytes, "
+                              "--max-buffered-bytes); retry shortly", [(b"retry-after", b"1")], close=True)
+
+
+def harden(app: ASGIApp, *, allowed_hosts: Iterable[str] = (), token: str | None = None,
+           limits: HttpLimits | None = None) -> ASGIApp:
+    """Wrap the MCP app: Host/Origin first, then the token, then the body budget."""
+    wrapped: ASGIApp = BodyBudgetMiddleware(app, limits or HttpLimits())
+    if token:
+        wrapped = BearerTokenMiddleware(wrapped, token)
+    return HostOriginMiddleware(wrapped, allowed_hosts)

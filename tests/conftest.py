@@ -53,3 +53,25 @@ async def client(server):
     """The SDK's in-process client connected to ``server``."""
     async with Client(server) as c:
         yield c
+
+
+@pytest.fixture
+def http_server(tmp_path):
+    """Start ``ctxnotes serve --http`` processes on ports they pick (``--port 0``); all stopped afterwards.
+
+    ``http_server(*flags, env=..., host=..., workspace=..., global_args=...)`` returns a ``helpers.HttpServer``.
+    """
+    from helpers import HttpServer
+
+    started: list[HttpServer] = []
+
+    def start(*extra: str, env: dict | None = None, host: str = "127.0.0.1", workspace=None,
+              global_args: tuple[str, ...] = ()) -> HttpServer:
+        server = HttpServer(workspace or tmp_path / "ws", extra, env=env, host=host, log_dir=tmp_path / "logs",
+                            global_args=global_args)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()

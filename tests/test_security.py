@@ -11,11 +11,11 @@ import os
 import secrets
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx2
 import pytest
+from helpers import INIT, MCP_HEADERS as HDRS
+from helpers import http_client, mcp_http, run_cli
 from mcp.shared.exceptions import MCPError
 
 from bench.reliability.common import classify, error_text, snapshot
@@ -72,7 +72,7 @@ async def test_broken_input_is_a_clear_error_and_writes_nothing(client, tmp_path
 async def test_titles_that_look_like_front_matter_round_trip(server, client, tmp_path):
     from notes_store.document import parse_document
     pwned = tmp_path / "pwned"
-    for title in ["---", "--- x ---", "a: b", "id: evil", "!!python/object/apply:os.system ['touch %s']" % pwned,
+    for title in ["---", "--- x ---", "a: b", "id: evil", f"!!python/object/apply:os.system ['touch {pwned}']",
                   "# heading", "'quoted'", "[list]", "{map: 1}", "&anchor *alias", "null", "2026-01-01", "yes"]:
         content = f"---\nid: evil\ntitle: {title}\n---\nbody ---\n"
         n = (await client.call_tool("note_create", {"title": title, "content": content})).structured_content
@@ -203,91 +203,154 @@ def test_cli_subprocess_error_is_one_line_exit_2(tmp_path):
 
 # -- HTTP exposure -----------------------------------------------------------------------------------------
 
-def _free_port() -> int:
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _serve(tmp_path, *extra, env=None):
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--http", "--port", str(port),
-                             "--workspace", str(tmp_path / "ws"), *extra], cwd=REPO, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True,
-                            env={**{k: v for k, v in os.environ.items() if k != "CTXNOTES_TOKEN"}, **(env or {})})
-    import socket
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read()
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc, port
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("server did not start")
-
-
-def _stop(proc):
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    proc.stderr.close()
-
-
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
-HDRS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 CREATE = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
           "params": {"name": "note_create", "arguments": {"title": "intruder", "content": "should not be saved"}}}
 DELETE_ALL = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "reindex", "arguments": {}}}
 
 
-async def test_http_token_default_loopback_and_foreign_host_origin(tmp_path):
+async def test_http_token_default_loopback_and_foreign_host_origin(tmp_path, http_server):
     token = secrets.token_urlsafe(24)
-    proc, port = _serve(tmp_path, env={"CTXNOTES_TOKEN": token})
-    url = f"http://127.0.0.1:{port}/mcp"
-    try:
-        async with httpx2.AsyncClient(timeout=30) as http:
-            good = {**HDRS, "Authorization": f"Bearer {token}"}
-            r = await http.post(url, json=INIT, headers=good)
-            assert r.status_code == 200
-            session = r.headers.get("mcp-session-id")
-            await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-                            headers={**good, **({"mcp-session-id": session} if session else {})})
-            before = snapshot(tmp_path / "ws")
-            sess = {"mcp-session-id": session} if session else {}
-            for auth in (None, "Bearer wrong", f"Bearer {token}x", f"Bearer {token[:-1]}", token,
-                         f"Basic {token}", f"bearer  {token} extra"):
-                h = {**HDRS, **sess, **({"Authorization": auth} if auth is not None else {})}
-                for body in (CREATE, DELETE_ALL, INIT):
-                    r = await http.post(url, json=body, headers=h)
-                    assert r.status_code == 401, (auth, body["method"], r.status_code)
-                    assert "should not be saved" not in r.text
-                assert (await http.get(url, headers=h)).status_code == 401
-                assert (await http.delete(url, headers=h)).status_code == 401
-            assert snapshot(tmp_path / "ws") == before
-            assert not list((tmp_path / "ws" / "notes").glob("*.md"))
-            # A valid token does not bypass DNS-rebinding protection.
-            r = await http.post(url, json=INIT, headers={**good, "Host": "evil.example"})
-            assert r.status_code == 421
-            for origin in ("http://evil.example", "http://127.0.0.1.evil.example", "http://localhost.evil.example:80",
-                           "null"):
-                r = await http.post(url, json=INIT, headers={**good, "Origin": origin})
-                assert r.status_code == 403, origin
-            r = await http.post(url, json=INIT, headers={**good, "Origin": f"http://127.0.0.1:{port}"})
-            assert r.status_code == 200
-        # Default bind is loopback only: 127.0.0.1, not every address (127.0.0.2 is loopback too, but
-        # only a wildcard bind would answer there).
-        import socket
-        with pytest.raises(OSError):
-            socket.create_connection(("127.0.0.2", port), timeout=1).close()
-    finally:
-        _stop(proc)
+    srv = http_server(env={"CTXNOTES_TOKEN": token})
+    url, port = srv.url, srv.port
+    async with http_client() as http:
+        good = {**HDRS, "Authorization": f"Bearer {token}"}
+        r = await http.post(url, json=INIT, headers=good)
+        assert r.status_code == 200
+        session = r.headers.get("mcp-session-id")
+        await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+                        headers={**good, **({"mcp-session-id": session} if session else {})})
+        before = snapshot(tmp_path / "ws")
+        sess = {"mcp-session-id": session} if session else {}
+        for auth in (None, "Bearer wrong", f"Bearer {token}x", f"Bearer {token[:-1]}", token,
+                     f"Basic {token}", f"bearer  {token} extra"):
+            h = {**HDRS, **sess, **({"Authorization": auth} if auth is not None else {})}
+            for body in (CREATE, DELETE_ALL, INIT):
+                r = await http.post(url, json=body, headers=h)
+                assert r.status_code == 401, (auth, body["method"], r.status_code)
+                assert "should not be saved" not in r.text
+            assert (await http.get(url, headers=h)).status_code == 401
+            assert (await http.delete(url, headers=h)).status_code == 401
+        assert snapshot(tmp_path / "ws") == before
+        assert not list((tmp_path / "ws" / "notes").glob("*.md"))
+        # A valid token does not bypass DNS-rebinding protection.
+        r = await http.post(url, json=INIT, headers={**good, "Host": "evil.example"})
+        assert r.status_code == 421
+        for origin in ("http://evil.example", "http://127.0.0.1.evil.example", "http://localhost.evil.example:80",
+                       "null"):
+            r = await http.post(url, json=INIT, headers={**good, "Origin": origin})
+            assert r.status_code == 403, origin
+        r = await http.post(url, json=INIT, headers={**good, "Origin": f"http://127.0.0.1:{port}"})
+        assert r.status_code == 200
+    # Default bind is loopback only: 127.0.0.1, not every address (127.0.0.2 is loopback too, but
+    # only a wildcard bind would answer there).
+    import socket
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.2", port), timeout=1).close()
+
+
+async def test_http_token_flag_through_the_cli(http_server):
+    """``serve --token`` (the flag, not the environment variable) guards every request."""
+    srv = http_server("--token", "flag-token-123")
+    async with http_client() as http:
+        assert (await http.post(srv.url, json=INIT, headers=HDRS)).status_code == 401
+        wrong = await http.post(srv.url, json=INIT, headers={**HDRS, "Authorization": "Bearer flag-token-12"})
+        assert wrong.status_code == 401
+    async with mcp_http(srv.url, token="flag-token-123") as client:
+        r = await client.call_tool("note_create", {"title": "with the flag token"})
+        assert not r.is_error, error_text(r)
+
+
+# Host headers a DNS-rebinding page would send (an attacker's name resolving to us), and Host headers a
+# legitimate client sends when it reaches a wildcard bind by address.
+FOREIGN_HOSTS = ["evil.example", "evil.example:80", "127.0.0.1.evil.example", "localhost.evil.example:8765",
+                 "notes.lan", "notes.lan:8765", "[evil.example]:1", "127.0.0.1:80x", ""]
+ADDRESS_HOSTS = ["127.0.0.1", "127.0.0.1:{port}", "localhost:{port}", "LOCALHOST", "192.168.1.5:{port}",
+                 "10.0.0.7", "[::1]:{port}", "[fe80::1]"]
+
+
+async def _status(http, url, headers):
+    r = await http.post(url, json=INIT, headers=headers)
+    return r.status_code
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+async def test_wildcard_bind_checks_host_and_origin(http_server, allowed):
+    """``--host 0.0.0.0``: IP literals and localhost only, plus ``--allowed-host`` names when given.
+
+    The server binds every address but the test connects through 127.0.0.1 only, sending Host by hand.
+    """
+    token = secrets.token_urlsafe(16)
+    extra = ("--allowed-host", "notes.lan") if allowed else ()
+    srv = http_server(*extra, host="0.0.0.0", env={"CTXNOTES_TOKEN": token})
+    good = {**HDRS, "Authorization": f"Bearer {token}"}
+    async with http_client() as http:
+        for host in ADDRESS_HOSTS:
+            host = host.format(port=srv.port)
+            assert await _status(http, srv.url, {**good, "Host": host}) == 200, host
+        for host in FOREIGN_HOSTS:
+            expected = 200 if allowed and host.startswith("notes.lan") else 421
+            assert await _status(http, srv.url, {**good, "Host": host}) == expected, host
+        # The same with a valid token missing: foreign names never reach the token check's 200.
+        assert await _status(http, srv.url, {**HDRS, "Host": "evil.example"}) == 421
+        for origin, ok in [("http://127.0.0.1:3000", True), ("http://localhost:8080", True),
+                           ("https://192.168.1.5", True), ("http://[::1]:9", True),
+                           ("http://evil.example", False), ("http://127.0.0.1.evil.example", False),
+                           ("null", False), ("file://", False), ("http://user@127.0.0.1", False),
+                           ("http://notes.lan:8765", allowed), ("https://NOTES.lan", allowed),
+                           ("http://notes.lan.evil.example", False)]:
+            code = await _status(http, srv.url, {**good, "Origin": origin})
+            assert code == (200 if ok else 403), (origin, code)
+        r = await http.post(srv.url, json=INIT, headers={**good, "Host": "evil.example"})
+        assert "--allowed-host" in r.text  # the refusal says how to allow a name
+
+
+def test_host_and_origin_rules():
+    from server.http_security import host_header_allowed, normalise_allowed_hosts, origin_allowed
+    allowed = normalise_allowed_hosts(["Notes.LAN", "box:8765", "[fd00::5]"])
+    assert allowed == {"notes.lan", "box", "fd00::5"}
+    for host in ("localhost", "127.0.0.1:1", "[::1]", "[::1]:80", "8.8.8.8", "notes.lan:9", "BOX"):
+        assert host_header_allowed(host, allowed), host
+    for host in (None, "", "evil", "::1", "[::1", "[::1]x", "[notes.lan]", "127.0.0.1:", "127.0.0.1:x",
+                 "localhost.", "127.1", "0x7f.0.0.1", "notes.lan.evil"):
+        assert not host_header_allowed(host, allowed), host
+    assert origin_allowed(None, allowed) and origin_allowed("http://box", allowed)
+    for origin in ("", "null", "ftp://127.0.0.1", "http://127.0.0.1/x", "http://127.0.0.1:99999", "http://evil",
+                   "http://127.0.0.1?x", "javascript:alert(1)"):
+        assert not origin_allowed(origin, allowed), origin
+    for bad in ("", "a/b", "http://x", "u@h"):
+        with pytest.raises(ValueError, match="--allowed-host"):
+            normalise_allowed_hosts([bad])
+
+
+async def test_serve_git_autocommit_flag_through_the_cli(tmp_path, http_server):
+    """``ctxnotes --git-autocommit serve``: every tool write is a commit; without the flag, none is."""
+    import shutil
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com"}
+
+    def git(ws: Path, *args: str) -> str:
+        return subprocess.run(["git", "-C", str(ws), *args], capture_output=True, text=True, timeout=60,
+                              check=True, env={**os.environ, **env}).stdout
+
+    results = {}
+    for flag in (True, False):
+        ws = tmp_path / f"ws-{flag}"
+        assert run_cli(["--workspace", str(ws), "init", "--git"], env=env).returncode == 0
+        commits_before = len(git(ws, "log", "--oneline").splitlines())
+        srv = http_server(workspace=ws, env=env, global_args=("--git-autocommit",) if flag else ())
+        async with mcp_http(srv.url) as client:
+            r = await client.call_tool("note_create", {"title": "committed?", "content": "body"})
+            assert not r.is_error, error_text(r)
+            note_id = r.structured_content["id"]
+        srv.stop()
+        results[flag] = (len(git(ws, "log", "--oneline").splitlines()) - commits_before,
+                         git(ws, "status", "--porcelain", "--", "notes"), note_id)
+    new_commits, status, note_id = results[True]
+    assert new_commits >= 1 and status == "", results
+    new_commits, status, note_id = results[False]
+    assert new_commits == 0 and "notes/" in status, results  # the write is there, uncommitted
 
 
 @pytest.mark.parametrize("host,token", [("0.0.0.0", None), ("::", None), ("192.0.2.10", None),

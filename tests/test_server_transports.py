@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
-import httpx2
 import pytest
+from helpers import INIT, MCP_HEADERS, http_client, mcp_http, run_cli
 from mcp import Client, StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
 
 pytestmark = pytest.mark.anyio
 REPO = Path(__file__).resolve().parents[1]
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "test", "version": "0"}}}
-MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
 async def roundtrip(client: Client) -> None:
@@ -54,6 +47,8 @@ def test_stdio_stdout_carries_only_protocol(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--workspace", str(tmp_path / "ws")],
                             cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
+    watchdog = threading.Timer(60, proc.kill)  # a hung server fails the test instead of hanging the suite
+    watchdog.start()
     try:
         for msg in (INIT, {"jsonrpc": "2.0", "method": "notifications/initialized"},
                     {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
@@ -68,55 +63,17 @@ def test_stdio_stdout_carries_only_protocol(tmp_path):
         rest = proc.stdout.read()
         proc.stdout.close()
         proc.stderr.close()
+        watchdog.cancel()
     assert [m.get("id") for m in msgs] == [1, 2, 3] and rest.strip() == ""
     assert any(t["name"] == "note_create" for t in msgs[1]["result"]["tools"])
     assert msgs[2]["result"]["structuredContent"]["title"] == "raw"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def http_server(tmp_path):
-    procs = []
-
-    def start(*extra: str, env: dict | None = None) -> str:
-        port = free_port()
-        proc = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--http", "--port", str(port),
-                                 "--workspace", str(tmp_path / "ws"), *extra], cwd=REPO,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env={**os.environ, **(env or {})})
-        procs.append(proc)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise AssertionError(f"server exited: {proc.stderr.read()}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    return f"http://127.0.0.1:{port}/mcp"
-            except OSError:
-                time.sleep(0.1)
-        raise AssertionError("server did not start")
-
-    yield start
-    for proc in procs:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        proc.stdout.close()
-        proc.stderr.close()
-
-
 async def test_http_without_token_roundtrip_and_dns_rebinding(http_server):
-    url = http_server()
-    async with Client(url) as client:
+    url = http_server().url
+    async with mcp_http(url) as client:
         await roundtrip(client)
-    async with httpx2.AsyncClient() as http:
+    async with http_client() as http:
         ok = await http.post(url, json=INIT, headers=MCP_HEADERS)
         assert ok.status_code == 200
         bad_host = await http.post(url, json=INIT, headers={**MCP_HEADERS, "Host": "evil.example:80"})
@@ -126,23 +83,22 @@ async def test_http_without_token_roundtrip_and_dns_rebinding(http_server):
 
 
 async def test_http_with_token(http_server):
-    url = http_server(env={"CTXNOTES_TOKEN": "s3cret-token"})
-    async with httpx2.AsyncClient() as http:
+    url = http_server(env={"CTXNOTES_TOKEN": "s3cret-token"}).url
+    async with http_client() as http:
         assert (await http.post(url, json=INIT, headers=MCP_HEADERS)).status_code == 401
         wrong = await http.post(url, json=INIT, headers={**MCP_HEADERS, "Authorization": "Bearer nope"})
         assert wrong.status_code == 401 and "invalid bearer token" in wrong.text
         assert wrong.headers["www-authenticate"].startswith("Bearer")
-    async with httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret-token"}, timeout=30) as http:
-        async with Client(streamable_http_client(url, http_client=http)) as client:
-            await roundtrip(client)
+    async with mcp_http(url, token="s3cret-token") as client:
+        await roundtrip(client)
 
 
 async def test_http_clients_share_one_store(http_server):
     import anyio
-    url = http_server()
+    url = http_server().url
 
     async def writer(i: int, ids: list) -> None:
-        async with Client(url) as client:
+        async with mcp_http(url) as client:
             for j in range(5):
                 r = await client.call_tool("note_create", {"title": f"c{i} n{j}", "content": f"shared{i} body"})
                 assert not r.is_error
@@ -152,7 +108,7 @@ async def test_http_clients_share_one_store(http_server):
     async with anyio.create_task_group() as tg:
         for i in range(3):
             tg.start_soon(writer, i, ids)
-    async with Client(url) as client:
+    async with mcp_http(url) as client:
         r = await client.call_tool("note_list", {"limit": 100})
         assert r.structured_content["total"] == 15 and len(set(ids)) == 15
         r = await client.call_tool("note_search", {"query": "body", "limit": 100})
@@ -160,20 +116,8 @@ async def test_http_clients_share_one_store(http_server):
 
 
 def test_non_loopback_without_token_is_refused(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "server.cli", "serve", "--http", "--host", "0.0.0.0",
-                           "--workspace", str(tmp_path / "ws")], cwd=REPO, capture_output=True, text=True,
-                          timeout=30, env={k: v for k, v in os.environ.items() if k != "CTXNOTES_TOKEN"})
+    proc = run_cli(["serve", "--http", "--host", "0.0.0.0", "--workspace", str(tmp_path / "ws")], timeout=60)
     assert proc.returncode == 2
     assert "without a token" in proc.stderr and proc.stdout == ""
 
 
-def test_http_security_helpers():
-    from server.http_security import is_loopback, transport_security
-    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
-    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5")
-    s = transport_security("127.0.0.1")
-    assert s.enable_dns_rebinding_protection and "localhost:*" in s.allowed_hosts
-    s = transport_security("192.168.1.5")
-    assert s.allowed_hosts == ["192.168.1.5", "192.168.1.5:*"]
-    assert not transport_security("0.0.0.0").enable_dns_rebinding_protection
-    assert "notes.lan:*" in transport_security("0.0.0.0", ["notes.lan"]).allowed_hosts
