@@ -1,20 +1,19 @@
 """ctxnotes as an MCP server: notes, memory and the context builder as tools.
 
-    >>> server = create_server("./workspace")
-    >>> server.run()                      # stdio
-    >>> server.run("streamable-http", host="127.0.0.1", port=8765)
+    >>> server = create_server("./workspace")                     # every tool group
+    >>> server = create_server("./workspace", tools="notes,memory")
+    >>> server.run()                                                # stdio
 
-One workspace is shared by every connection of the process; it is opened on the
-first request that needs it (so ``tools/list`` does not wait for the store).
-Heavy libraries (the store's index, tiktoken) are imported lazily for the same
-reason: nothing here may print to stdout (stdio carries the protocol).
+One workspace is shared by every connection of the process; it is opened on the first request that needs it
+(so ``tools/list`` does not wait for the store). Nothing here may print to stdout (stdio carries the protocol).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import logging
+import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -24,60 +23,140 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.server.mcpserver.prompts.base import Message, UserMessage
 from pydantic import Field
 
-from . import tools_notes
+from . import completions, live, tools_memory, tools_notes
 from .mcp_state import WorkspaceHandle
+from .tool_kit import DEFAULT_MAX_RESULT_TOKENS, Limits, compact_schema, timed
 
 log = logging.getLogger("ctxnotes.server")
 
 SERVER_NAME = "ctxnotes"
+TOOL_GROUPS = ("notes", "memory", "context", "admin")
+ENV_TOOLS = "CTXNOTES_TOOLS"
+ENV_MAX_RESULT_TOKENS = "CTXNOTES_MAX_RESULT_TOKENS"
 INSTRUCTIONS = """\
-ctxnotes keeps persistent notes and memories for you across conversations.
-- At the start of a task: note_summary (what exists), then note_search / note_list (e.g. note_type
-  task_state or blocker), or build_context to get a packed, budgeted context for the task.
-- While working: record conclusions, blockers, next actions and the task state with note_create;
-  move existing notes forward with note_update instead of creating duplicates.
-- Memories (memory_*) hold facts and experiences about the user and the work that are not tied to
-  one task; notes hold task artefacts.
-- Raw note files are readable as resources note://<id>; notes://recent lists recent notes.
+ctxnotes keeps persistent notes and memories across conversations.
+- Starting a task: note_summary, then note_search / note_list (e.g. note_type task_state or blocker), or
+  build_context for a packed, budgeted context.
+- While working: record task state, conclusions, blockers and next actions with note_create; move notes
+  forward with note_update instead of duplicating them.
+- Memories (memory_*) hold facts about the user and the work not tied to one task.
+- Files are resources note://<id> and memory://<id> (subscribe to hear about changes); notes://recent lists
+  recent notes.
 """
 
 
-def _module_exists(name: str) -> bool:
-    """Whether ``pkg`` or ``pkg.sub`` exists, without importing anything (find_spec on a submodule
-    would import its package, and with it the store's index library)."""
-    top, _, sub = name.partition(".")
+class ConfigError(ValueError):
+    """A bad server setting (unknown tool group, bad result limit); the message says how to fix it."""
+
+
+def parse_groups(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    """``"notes,memory"`` (or a list) -> the groups, in a fixed order; None or "all" -> every group."""
+    if value is None:
+        return TOOL_GROUPS
+    items = value.split(",") if isinstance(value, str) else list(value)
+    names = [str(v).strip().lower() for v in items if str(v).strip()]
+    if not names or names == ["all"]:
+        return TOOL_GROUPS
+    unknown = sorted(set(names) - set(TOOL_GROUPS))
+    if unknown:
+        raise ConfigError(f"unknown tool group(s) {', '.join(map(repr, unknown))}: use a comma list of "
+                          f"{', '.join(TOOL_GROUPS)} (or 'all'), e.g. --tools notes,memory")
+    return tuple(g for g in TOOL_GROUPS if g in names)
+
+
+def resolve_settings(workspace: str | Path, tools: str | Iterable[str] | None,
+                     max_result_tokens: int | None) -> tuple[tuple[str, ...], int]:
+    """Tool groups and result limit: argument, else environment, else ``.ctxnotes.yaml``, else default."""
     try:
-        spec = importlib.util.find_spec(top)
-    except (ImportError, ValueError):
-        return False
-    if spec is None or not sub:
-        return spec is not None
-    return any((Path(loc) / f"{sub}.py").is_file() or (Path(loc) / sub / "__init__.py").is_file()
-               for loc in spec.submodule_search_locations or ())
+        from notes_store.settings import read_config
+    except ImportError:  # before the settings module
+        from notes_store.git_sync import read_config  # type: ignore[attr-defined]
+    config: dict[str, Any] | None = None
+
+    def yaml_value(key: str) -> Any:
+        nonlocal config
+        if config is None:
+            config = read_config(Path(workspace).expanduser())
+        return config.get(key)
+
+    if tools is None:
+        tools = os.environ.get(ENV_TOOLS) or yaml_value("tools")
+    groups = parse_groups(tools)
+    limit: Any = max_result_tokens
+    if limit is None:
+        limit = os.environ.get(ENV_MAX_RESULT_TOKENS) or yaml_value("max_result_tokens") or DEFAULT_MAX_RESULT_TOKENS
+    try:
+        limit = int(limit)
+    except (TypeError, ValueError):
+        raise ConfigError(f"max_result_tokens {limit!r} is not a whole number of tokens (e.g. 10000)") from None
+    if limit < 1000:
+        raise ConfigError(f"max_result_tokens {limit} is too small: results need at least 1000 tokens")
+    return groups, limit
 
 
-def create_server(workspace: str | Path, *, handle: WorkspaceHandle | None = None, **server_options: Any) -> MCPServer:
+def create_server(workspace: str | Path, *, handle: WorkspaceHandle | None = None,
+                  tools: str | Iterable[str] | None = None, max_result_tokens: int | None = None,
+                  **server_options: Any) -> MCPServer:
     """Build the MCP server over the workspace folder (created on first use if missing).
 
-    ``server_options`` go to ``MCPServer`` (e.g. ``token_verifier``/``auth``).
+    ``tools``: the tool groups to serve (comma list or list of ``notes, memory, context, admin``; default: all,
+    or ``$CTXNOTES_TOOLS`` / ``tools:`` in ``.ctxnotes.yaml``). ``max_result_tokens`` bounds every result
+    (default 10,000, or ``$CTXNOTES_MAX_RESULT_TOKENS`` / ``max_result_tokens:``). ``server_options`` go to
+    ``MCPServer`` (e.g. ``token_verifier``/``auth``). Raises ``ConfigError`` for a bad setting.
     """
+    groups, limit = resolve_settings(workspace, tools, max_result_tokens)
     handle = handle or WorkspaceHandle(workspace)
+    limits = Limits(max_result_tokens=limit)
+    bus = live.CountingBus()
     server = MCPServer(SERVER_NAME, title="ctxnotes: notes and memory for agents", instructions=INSTRUCTIONS,
-                       version=_version(), log_level="WARNING", **server_options)
+                       version=_version(), log_level="WARNING", subscriptions=bus, **server_options)
     server.workspace_handle = handle  # type: ignore[attr-defined]  # for the CLI and tests
+    server.tool_groups = groups  # type: ignore[attr-defined]
 
-    tools_notes.register(server, handle)
-    if _module_exists("notes_store.memory"):
-        from . import tools_memory
-        tools_memory.register(server, handle)
-    else:
-        log.info("notes_store.memory not available: memory_* tools are not served")
-    if _module_exists("context"):
-        from . import tools_context
-        tools_context.register(server, handle)
+    registrars: dict[str, list[Callable[[], None]]] = {
+        "notes": [lambda: tools_notes.register(server, handle, limits)],
+        "memory": [lambda: tools_memory.register(server, handle, limits)],
+        "context": [lambda: _register_context(server, handle)],
+        "admin": [lambda: tools_notes.register_admin(server, handle, limits)],
+    }
+    sessions = _sessions_module()
+    if sessions is not None:
+        registrars[getattr(sessions, "GROUP", "context")].append(lambda: sessions.register(server, handle, limits))
+    for group in groups:
+        for register in registrars[group]:
+            register()
+    _finish_tools(server)
+
     _register_resources(server, handle)
     _register_prompts(server, handle)
+    completions.register(server, handle)
+    live.install(server, handle, bus)
     return server
+
+
+def _register_context(server: MCPServer, handle: WorkspaceHandle) -> None:
+    from . import tools_context
+    tools_context.register(server, handle)
+
+
+def _sessions_module() -> Any:
+    """``server.tools_sessions`` when it exists (it is optional: written separately)."""
+    import importlib
+    try:
+        return importlib.import_module("server.tools_sessions")
+    except ModuleNotFoundError as exc:
+        if exc.name == "server.tools_sessions":
+            return None
+        raise
+
+
+def _finish_tools(server: MCPServer) -> None:
+    """Tools registered outside ``tool_kit`` get the same compact schemas and the same timing wrapper."""
+    for tool in server._tool_manager.list_tools():  # the SDK has no public hook to post-process a tool
+        if getattr(tool.fn, "_ctxnotes_wrapped", False):
+            continue
+        tool.parameters = compact_schema(tool.parameters, optional_as_plain=True)
+        tool.fn = timed(tool.name, tool.fn)
 
 
 def _version() -> str:
@@ -90,37 +169,42 @@ def _version() -> str:
 
 # -- resources ---------------------------------------------------------------------------------------------
 
+def _read_file(handle: WorkspaceHandle, kind: str, item_id: str) -> str | bytes:
+    """The item's file exactly as stored (text when it is UTF-8)."""
+    from notes_store.errors import StoreError
+    ws = handle.get()
+    try:
+        item = ws.notes.read(item_id) if kind == "note" else ws.memory.read(item_id)
+    except StoreError as exc:
+        raise ResourceNotFoundError(str(exc)) from None
+    with open(item.path, "rb") as fh:
+        raw = fh.read()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw
+
+
 def _register_resources(server: MCPServer, handle: WorkspaceHandle) -> None:
 
     @server.resource("note://{note_id}", name="note", title="A note's Markdown file", mime_type="text/markdown",
                      description="The note's file exactly as stored: YAML front matter and Markdown body.")
     async def note_file(note_id: str) -> str | bytes:
-        def read() -> bytes:
-            from notes_store.errors import NotFound, StoreError
-            ws = handle.get()
-            try:
-                note = ws.notes.read(note_id)  # validates the id and resolves the file
-            except NotFound as exc:
-                raise ResourceNotFoundError(str(exc)) from None
-            except StoreError as exc:
-                raise ResourceNotFoundError(str(exc)) from None
-            with open(note.path, "rb") as fh:
-                return fh.read()
-        raw = await anyio.to_thread.run_sync(read)
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return raw
+        return await anyio.to_thread.run_sync(_read_file, handle, "note", note_id)
+
+    @server.resource("memory://{memory_id}", name="memory", title="A memory's Markdown file",
+                     mime_type="text/markdown", description="The memory's file exactly as stored.")
+    async def memory_file(memory_id: str) -> str | bytes:
+        return await anyio.to_thread.run_sync(_read_file, handle, "memory", memory_id)
 
     @server.resource("notes://recent", name="recent_notes", title="Recently updated notes",
                      mime_type="application/json",
                      description="The 20 most recently updated notes (id, title, type, tags, updated_at, uri).")
     async def recent_notes() -> str:
         def run() -> str:
-            from .mcp_models import note_meta
-            r = handle.get().notes.list(limit=20, sort="updated_desc").to_dict()
-            return json.dumps({"total": r["total"], "notes": [note_meta(n) for n in r["notes"]]},
-                              ensure_ascii=False, indent=1)
+            r = handle.get().notes.list(limit=20, sort="updated_desc")
+            return json.dumps({"total": r.total, "notes": [tools_notes.note_data(n, with_content=False)
+                                                           for n in r.notes]}, ensure_ascii=False, indent=1)
         return await anyio.to_thread.run_sync(run)
 
 
@@ -134,16 +218,18 @@ def _register_prompts(server: MCPServer, handle: WorkspaceHandle) -> None:
     async def resume_task(
         task: Annotated[Optional[str], Field(description="What the task is about (words to search for); "
                                                          "empty = the most recent task state")] = None,
+        tag: Annotated[Optional[str], Field(description="Only notes with this tag")] = None,
     ) -> list[Message]:
         def gather() -> str:
             ws = handle.get()
+            tags = [tag] if tag else None
             parts: list[str] = []
-            states = ws.notes.list(note_type="task_state", limit=3).notes
+            states = ws.notes.list(note_type="task_state", tags=tags, limit=3).notes
             related: list[Any] = []
             if task and task.strip():
                 from notes_store.errors import StoreError
                 try:
-                    related = ws.notes.search(task, limit=8).hits
+                    related = ws.notes.search(task, limit=8, tags=tags).hits
                 except StoreError:
                     related = []
                 hit_states = [h.note for h in related if h.note.type == "task_state"]
@@ -151,8 +237,11 @@ def _register_prompts(server: MCPServer, handle: WorkspaceHandle) -> None:
                     states = hit_states[:3]
             for n in states:
                 full = ws.notes.read(n.id)
-                parts.append(f"## Task state: {full.title} ({full.id}, updated {full.updated_at})\n{full.content}")
-            blockers = ws.notes.list(note_type="blocker", limit=10).notes
+                content = full.content or ""
+                if len(content) > 4000:  # a prompt is not the place for a whole long note
+                    content = content[:4000] + f"\n[… cut: note_read {full.id} for the rest]"
+                parts.append(f"## Task state: {full.title} ({full.id}, updated {full.updated_at})\n{content}")
+            blockers = ws.notes.list(note_type="blocker", tags=tags, limit=10).notes
             if blockers:
                 parts.append("## Open blockers\n" + "\n".join(
                     f"- {b.id}: {b.title} (updated {b.updated_at})" for b in blockers))
@@ -174,10 +263,13 @@ def _register_prompts(server: MCPServer, handle: WorkspaceHandle) -> None:
                                "(task state, conclusions, blockers, next actions).")
     def record_progress(
         step: Annotated[Optional[str], Field(description="The step just finished, in a few words")] = None,
+        note_type: Annotated[Optional[str], Field(description="The kind of note to start with, e.g. "
+                                                              "conclusion")] = None,
     ) -> list[Message]:
         done = f" (\"{step}\")" if step else ""
+        first = f"Start with a {note_type} note.\n" if note_type else ""
         return [UserMessage(
-            f"You just finished a step{done}. Record it in ctxnotes before moving on:\n"
+            f"You just finished a step{done}. Record it in ctxnotes before moving on:\n{first}"
             "1. Task state: find the current task_state note (note_list with note_type=\"task_state\" or "
             "note_search) and note_update its content with what is done, what is in progress and what is next. "
             "If there is none, note_create one with note_type=\"task_state\".\n"

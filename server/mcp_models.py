@@ -1,121 +1,136 @@
-"""Typed results of the MCP tools (they become each tool's ``outputSchema``).
+"""The shapes the MCP surface publishes: parameter enums from the library's own constants, and the output
+schemas of the tools (each shape defined once and reused).
 
-Kept free of ``notes_store`` imports so that building the server (and
-answering ``tools/list``) does not load the store or its index library.
+The output models only describe results: tools build their structured content from the library's own
+serialisation (``to_dict``) and the SDK does not re-validate it per call (see ``tool_kit``); the tests check
+every result against the published schema.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict
 
-NoteType = Literal["task_state", "conclusion", "blocker", "action", "reference", "general"]
-NoteSort = Literal["updated_desc", "updated_asc", "created_desc", "created_asc", "title"]
-MemoryType = Literal["working", "episodic", "semantic"]
-ContextFormat = Literal["text", "messages"]
-QueryType = Literal["auto", "factual", "task", "debug", "research", "conversation"]
+from notes_store.memory_model import MEMORY_SORTS, MEMORY_TYPES, STRATEGIES
+from notes_store.notes import NOTE_TYPES, SORTS
+
+# Literal[...] over a tuple is the same type as listing its members: the library's tuples stay the one source.
+NoteType = Literal[NOTE_TYPES]  # type: ignore[valid-type]
+NoteSort = Literal[SORTS]  # type: ignore[valid-type]
+MemoryType = Literal[MEMORY_TYPES]  # type: ignore[valid-type]
+MemorySort = Literal[MEMORY_SORTS]  # type: ignore[valid-type]
+Strategy = Literal[STRATEGIES]  # type: ignore[valid-type]
 
 
-class NoteMeta(BaseModel):
-    """A note without its content (listings, search hits)."""
+class _Open(BaseModel):
+    """Results may carry more keys than listed (e.g. ``warnings``, ``revision``) without breaking clients."""
 
-    id: str = Field(description="The note id; pass it to note_read/note_update/note_delete")
+    model_config = ConfigDict(extra="allow")
+
+
+class NoteMeta(_Open):
+    id: str
     title: str
-    type: NoteType
+    type: str
     tags: list[str]
-    created_at: str = Field(description="ISO 8601, UTC")
-    updated_at: str = Field(description="ISO 8601, UTC")
-    uri: str = Field(description="Resource URI of the raw Markdown file, note://<id>")
+    created_at: str
+    updated_at: str
+    uri: str
 
 
 class NoteOut(NoteMeta):
-    """A full note."""
-
-    content: str = Field(description="The Markdown body without the '# title' line")
-    extra: dict[str, Any] = Field(default_factory=dict,
-                                  description="Front-matter keys a person added by hand (kept on update)")
+    content: str
+    window: Optional[dict[str, Any]] = None
 
 
-class SearchHitOut(NoteMeta):
-    score: float = Field(description="Relevance (BM25; only meaningful within one search)")
-    snippet: str = Field(description="The matching passage")
+class NoteHit(NoteMeta):
+    score: float
+    snippet: str
 
 
-class NoteSearchOut(BaseModel):
+class Page(_Open):
+    total: int
+    limit: int
+    offset: int
+    shown: int
+    next_offset: Optional[int] = None
+
+
+class NoteSearchOut(Page):
     query: str
-    total: int = Field(description="Matches before paging")
-    limit: int
-    offset: int
-    matched: Literal["all", "any"] = Field(
-        description="'all': every word matched; 'any': nothing matched every word, so notes with some words")
-    hits: list[SearchHitOut]
+    matched: str
+    hits: list[NoteHit]
 
 
-class NoteListOut(BaseModel):
-    total: int = Field(description="Notes matching the filters before paging")
-    limit: int
-    offset: int
+class NoteListOut(Page):
     notes: list[NoteMeta]
 
 
-class TagCount(BaseModel):
-    tag: str
-    count: int
-
-
-class Unreadable(BaseModel):
-    path: str
-    reason: str
-
-
-class ConflictOut(BaseModel):
-    id: str
-    path: str
-    readable: bool
-
-
-class NoteSummaryOut(BaseModel):
+class NoteSummaryOut(_Open):
     total: int
     by_type: dict[str, int]
-    top_tags: list[TagCount]
+    top_tags: list[dict[str, Any]]
     recent: list[NoteMeta]
-    unreadable: list[Unreadable] = Field(description="Files in notes/ that could not be parsed, and why")
-    conflicts: list[ConflictOut] = Field(default_factory=list, description=(
-        "Notes with unresolved Git merge-conflict markers; resolve them by hand and commit"))
+    unreadable: list[dict[str, str]]
+    conflicts: list[dict[str, Any]]
 
 
-class CommitOut(BaseModel):
-    hash: str
-    short_hash: str
-    date: str = Field(description="Author date, ISO 8601")
-    author: str
-    email: str
-    message: str
-
-
-class NoteHistoryOut(BaseModel):
-    id: str
-    path: str
-    in_git: bool
-    repository: Optional[str] = None
-    commits: list[CommitOut]
-    message: str
-
-
-class NoteDeleteOut(BaseModel):
+class NoteDeleteOut(_Open):
     deleted: bool
     id: str
-    title: Optional[str] = None
 
 
-class ReindexOut(BaseModel):
-    indexed: int = Field(description="Files indexed (notes and memories)")
-    unreadable: int = Field(description="Files skipped because they could not be parsed")
+class NoteHistoryOut(_Open):
+    id: str
+    in_git: bool
+    commits: list[dict[str, str]]
+    message: str
+
+
+class ReindexOut(_Open):
+    indexed: int
+    unreadable: int
     seconds: float
 
 
-def note_meta(d: dict[str, Any]) -> dict[str, Any]:
-    out = {k: d[k] for k in ("id", "title", "type", "tags", "created_at", "updated_at")}
-    out["uri"] = f"note://{d['id']}"
-    return out
+class MemoryOut(_Open):
+    id: str
+    memory_type: str
+    importance: float
+    tags: list[str]
+    created_at: str
+    uri: str
+    content: Optional[str] = None
+
+
+class MemoryHit(MemoryOut):
+    score: float
+
+
+class MemorySearchOut(_Open):
+    query: str
+    candidates: int
+    shown: int
+    matched: str
+    hits: list[MemoryHit]
+
+
+class MemoryListOut(Page):
+    memories: list[MemoryOut]
+
+
+class MemoryBatchOut(_Open):
+    """memory_forget and memory_consolidate: what was (or, with dry_run, would be) removed or moved."""
+
+    dry_run: bool
+    count: int
+
+
+class MemorySummaryOut(_Open):
+    total: int
+    by_type: dict[str, dict[str, Any]]
+
+
+# Used by tools_context (H3's module) until it takes its choices from the context package.
+ContextFormat = Literal["text", "messages"]

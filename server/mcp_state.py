@@ -10,13 +10,12 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 from collections.abc import Callable
 
 from mcp.server.mcpserver.exceptions import ToolError
 
 log = logging.getLogger("ctxnotes.server")
-T = TypeVar("T")
 
 
 class WorkspaceHandle:
@@ -68,39 +67,16 @@ class WorkspaceHandle:
                 log.debug("warm-up failed", exc_info=True)
         threading.Thread(target=run, name="ctxnotes-warmup", daemon=True).start()
 
+    def take_warnings(self) -> list[str]:
+        """Warnings the store raised in this thread since the last call (e.g. a Git commit that failed after
+        the note was saved); empty when the workspace is not open."""
+        ws = self._ws
+        take = getattr(ws, "take_warnings", None)
+        return list(take()) if callable(take) else []
+
     def close(self) -> None:
         with self._lock:
             self._closed = True
             ws, self._ws = self._ws, None
         if ws is not None:
             ws.close()
-
-
-_call_state = threading.local()
-
-
-def store_call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run a store action; its expected failures become ``ToolError`` with the store's message.
-
-    Warnings the write raised (e.g. a Git auto-commit that failed after the note
-    was saved) are kept for ``take_call_warnings`` in this same worker thread.
-    """
-    from notes_store.errors import StoreError
-    owner = getattr(fn, "__self__", None)
-    take = getattr(getattr(owner, "ws", owner), "take_warnings", None)
-    try:
-        value = fn(*args, **kwargs)
-    except StoreError as exc:
-        if callable(take):
-            take()  # a failed call wrote nothing: its warnings must not leak into the next call
-        raise ToolError(str(exc)) from None
-    if callable(take):
-        _call_state.warnings = getattr(_call_state, "warnings", []) + take()
-    return value
-
-
-def take_call_warnings() -> list[str]:
-    """Warnings collected by ``store_call`` in this thread since the last call (then cleared)."""
-    warnings = getattr(_call_state, "warnings", [])
-    _call_state.warnings = []
-    return warnings

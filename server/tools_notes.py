@@ -1,280 +1,332 @@
-"""The note_* tools and the reindex tool."""
+"""The note_* tools (group ``notes``) and the admin tools ``note_history`` and ``reindex`` (group ``admin``).
+
+Texts are sized for a model: a search or listing hit is one line plus one snippet line (about 60 tokens);
+``detail`` adds dates, scores and the full snippet. The structured content keeps every field.
+"""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Annotated, Any, Optional
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from .mcp_models import (NoteDeleteOut, NoteHistoryOut, NoteListOut, NoteOut, NoteSearchOut, NoteSort,
-                         NoteSummaryOut, NoteType, ReindexOut, note_meta)
-from .mcp_state import WorkspaceHandle, store_call, take_call_warnings
+                         NoteSummaryOut, NoteType, ReindexOut)
+from .mcp_state import WorkspaceHandle
+from .tool_kit import (DELETES, OVERWRITES, READ_ONLY, WRITES, Limits, Reply, add_tool, count_tokens,
+                       cut_to_tokens, fits)
 
-NoteId = Annotated[str, Field(description="A note id as returned by note_create, note_search or note_list, "
-                                          "e.g. 'note_20260101_120000_1a2b3c4d'")]
-Tags = Annotated[Optional[list[str]], Field(description="Short labels, e.g. [\"project-x\", \"auth\"]")]
-
-READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+NoteId = str
+Tags = Annotated[Optional[list[str]], Field(description="All required")]
+Revision = Optional[str]
+Detail = Annotated[bool, Field(description="Longer lines")]
+SNIPPET_CHARS = 110  # one line of snippet in the default (non-detail) text
 
 
 def result(text: str, data: Any) -> CallToolResult:
-    """A tool result: readable text for the model plus the typed structured content.
-
-    Warnings from the store call behind it (the write succeeded, but e.g. its Git
-    commit did not) are appended to the text.
-    """
+    """A tool result from text and structured data (kept for tools registered outside ``tool_kit``)."""
     structured = data.model_dump(mode="json") if hasattr(data, "model_dump") else data
-    warnings = take_call_warnings()
-    if warnings:
-        text += "".join(f"\nWarning: {w}" for w in warnings)
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
-def _line(n: dict[str, Any]) -> str:
-    tags = f" [{', '.join(n['tags'])}]" if n["tags"] else ""
-    return f"- {n['id']} ({n['type']}) {n['title']}{tags} — updated {n['updated_at']}"
+# -- serialisation of the library's models -----------------------------------------------------------------
+
+def note_data(note: Any, with_content: bool = True) -> dict[str, Any]:
+    """The library's own serialisation of a note, without the server-side path, with its resource URI."""
+    data: dict[str, Any] = note.to_dict(with_content=with_content)
+    data.pop("path", None)
+    data["uri"] = f"note://{data['id']}"
+    return data
 
 
-def note_out(note: Any) -> NoteOut:
-    d = note.to_dict()
-    return NoteOut(**note_meta(d), content=d.get("content") or "", extra=d.get("extra") or {})
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
 
 
-def render_note(n: NoteOut) -> str:
-    tags = ", ".join(n.tags) or "none"
-    return (f"Note {n.id} — {n.title}\ntype: {n.type} | tags: {tags} | created {n.created_at} | "
-            f"updated {n.updated_at}\n\n{n.content}")
+def note_line(n: dict[str, Any], detail: bool = False) -> str:
+    tags = f" [{', '.join(n['tags'])}]" if n.get("tags") else ""
+    line = f"- {n['id']} ({n['type']}) {n['title']}{tags}"
+    if detail:
+        line += f" — updated {n['updated_at']}" + (f", score {n['score']}" if "score" in n else "")
+    if n.get("snippet"):
+        line += "\n  " + (" ".join(n["snippet"].split()) if detail else _one_line(n["snippet"], SNIPPET_CHARS))
+    return line
 
 
-def register(server: MCPServer, handle: WorkspaceHandle) -> None:
+def fit_lines(head: str, lines: list[str], items: list[dict[str, Any]], budget: int) -> int:
+    """How many of ``lines`` (and their structured ``items``) fit in ``budget`` tokens after ``head``."""
+    import json
+    whole = head + "\n".join(lines) + json.dumps(items, ensure_ascii=False)
+    if fits(whole, budget):
+        return len(lines)
+    used = count_tokens(head) + 50
+    for i, (line, item) in enumerate(zip(lines, items)):
+        used += count_tokens(line) + count_tokens(json.dumps(item, ensure_ascii=False))
+        if used > budget:
+            return i
+    return len(lines)
+
+
+def paged(kind: str, items: list[dict[str, Any]], lines: list[str], head: str, total: int, offset: int,
+          limit: int, budget: int) -> tuple[str, dict[str, Any]]:
+    """A page of hits or rows bounded by ``budget``: the text and the paging fields of the structured result."""
+    shown = fit_lines(head, lines, items, budget - 100)
+    end = offset + shown
+    more = total - end
+    text_lines = [head + (f"; showing {offset + 1}-{end}:" if shown else ":")] + lines[:shown]
+    if more > 0:
+        why = " (result size limit)" if shown < len(lines) else ""
+        text_lines.append(f"[{more} more {kind}{why}: next page with offset={end}]")
+    page = {"total": total, "limit": limit, "offset": offset, "shown": shown,
+            "next_offset": end if more > 0 else None}
+    return "\n".join(text_lines), page
+
+
+# -- note_read windows -------------------------------------------------------------------------------------
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
+class Window(BaseModel):
+    """Part of a long note: from ``offset``, or the section under ``heading``."""
+
+    offset: int = Field(0, ge=0)
+    max_chars: Optional[int] = Field(None, ge=200)
+    heading: Optional[str] = None
+
+
+def _section(content: str, heading: str) -> tuple[int, int]:
+    """Start and end of the section whose heading matches ``heading`` (case-insensitive, exact text first)."""
+    want = " ".join(heading.lstrip("#").split()).lower()
+    found = [(m, " ".join(m.group(2).split()).lower()) for m in _HEADING.finditer(content)]
+    match = next((m for m, t in found if t == want), None) or next((m for m, t in found if want in t), None)
+    if match is None:
+        names = ", ".join(repr(m.group(2)) for m, _ in found[:15]) or "none"
+        from notes_store.errors import InvalidInput
+        raise InvalidInput(f"no heading matching {heading!r} in this note; its headings: {names}")
+    level = len(match.group(1))
+    end = len(content)
+    for m, _ in found:
+        if m.start() > match.start() and len(m.group(1)) <= level:
+            end = m.start()
+            break
+    return match.start(), end
+
+
+def window_of(content: str, window: Window | None, budget_tokens: int) -> tuple[str, dict[str, Any] | None, str]:
+    """The part of ``content`` to return, its position, and a marker saying what is left and how to get it."""
+    total = len(content)
+    if window is None and fits(content, budget_tokens):
+        return content, None, ""
+    start, stop = 0, total
+    if window is not None and window.heading:
+        start, stop = _section(content, window.heading)
+    if window is not None:
+        start = min(start + window.offset if window.heading else window.offset, total)
+    end = stop if window is None or window.max_chars is None else min(stop, start + window.max_chars)
+    part = cut_to_tokens(content[start:end], budget_tokens)
+    end = start + len(part)
+    if start == 0 and end == total:
+        return part, None, ""
+    position = {"offset": start, "end": end, "total_chars": total,
+                "next_offset": end if end < total else None}
+    heads = [m.group(0).strip() for m in _HEADING.finditer(content, end)][:8]
+    marker = f"\n\n[… window: characters {start}-{end} of {total}."
+    if end < total:
+        marker += f" Next: note_read with window {{\"offset\": {end}}}"
+        if heads:
+            marker += " or {\"heading\": ...} for one of: " + "; ".join(heads)
+    marker += ". The note:// resource returns the whole file.]"
+    return part, position, marker
+
+
+# -- the tools ---------------------------------------------------------------------------------------------
+
+def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None:
+    """The ``notes`` group."""
     ws = handle.get
 
-    @server.tool(
-        name="note_create", title="Create a note",
-        description=(
-            "Save a new persistent note (it survives this conversation and is found by note_search and "
-            "build_context later). Use it to record a conclusion, a blocker, the current task state, a "
-            "next action or a reference, with note_type saying which. To change an existing note use "
-            "note_update instead of creating a duplicate. Returns the note with its new id.\n"
-            "Example: {\"title\": \"Auth refactor: state after step 2\", \"content\": \"Token refresh done; "
-            "next: migrate sessions\", \"note_type\": \"task_state\", \"tags\": [\"auth\"]}"),
-        annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
-                                    openWorldHint=False))
+    def take() -> list[str]:
+        return handle.take_warnings()
+
+    def tool(fn: Any, title: str, description: str, annotations: ToolAnnotations, output: Any) -> None:
+        add_tool(server, fn, name=fn.__name__, title=title, description=description, annotations=annotations,
+                 output=output, limits=limits, take_warnings=take)
+
     def note_create(
-        title: Annotated[str, Field(description="One line, under 300 characters, saying what the note is about")],
-        content: Annotated[str, Field(description="The note body, Markdown (up to 1 MiB)")] = "",
-        note_type: Annotated[NoteType, Field(
-            description="task_state: where a task stands; conclusion: a finding or decision; blocker: what "
-                        "stops progress; action: a next step to do; reference: a pointer or fact to keep; "
-                        "general: anything else")] = "general",
-        tags: Tags = None,
-    ) -> Annotated[CallToolResult, NoteOut]:
-        n = note_out(store_call(ws().notes.create, title, content, note_type=note_type, tags=tags or []))
-        return result(f"Created note {n.id} ({n.type}): {n.title}", n)
+        title: str,
+        content: Annotated[str, Field(description="Markdown")] = "",
+        note_type: NoteType = "general",
+        tags: Optional[list[str]] = None,
+    ) -> Reply:
+        n = note_data(ws().notes.create(title, content, note_type=note_type, tags=tags or []))
+        return Reply(f"Created note {n['id']} ({n['type']}): {n['title']}", n)
+    tool(note_create, "Create a note",
+         "Save a note that outlives this conversation: where a task stands (task_state), a conclusion, blocker, "
+         "next action or reference.", WRITES, NoteOut)
 
-    @server.tool(
-        name="note_read", title="Read a note",
-        description=(
-            "Read one note in full (title, type, tags, timestamps and the whole content) by id. Search "
-            "results and listings show only snippets: call this when you need the complete text.\n"
-            "Example: {\"note_id\": \"note_20260101_120000_1a2b3c4d\"}"),
-        annotations=READ)
-    def note_read(note_id: NoteId) -> Annotated[CallToolResult, NoteOut]:
-        n = note_out(store_call(ws().notes.read, note_id))
-        return result(render_note(n), n)
+    def note_read(
+        note_id: NoteId,
+        window: Annotated[Optional[Window], Field(description="Part of a long note")] = None,
+    ) -> Reply:
+        n = note_data(ws().notes.read(note_id))
+        budget = max(limits.max_result_tokens // 2 - 200, 200)  # the text and the structured result both carry it
+        part, position, marker = window_of(n["content"], window, budget)
+        n["content"] = part
+        if position is not None:
+            n["window"] = position
+        tags = ", ".join(n["tags"]) or "none"
+        revision = f" | revision {n['revision']}" if n.get("revision") else ""
+        return Reply(f"Note {n['id']} — {n['title']}\ntype: {n['type']} | tags: {tags} | updated "
+                     f"{n['updated_at']}{revision}\n\n{part}{marker}", n)
+    tool(note_read, "Read a note",
+         "Read a note's full text (search and list show snippets).",
+         READ_ONLY, NoteOut)
 
-    @server.tool(
-        name="note_update", title="Update a note",
-        description=(
-            "Change an existing note: pass only the fields to change (omitted fields stay as they are; "
-            "content replaces the whole body; tags replace the whole tag list). Prefer this over "
-            "note_create when the note already exists, e.g. to move a task_state forward or turn a "
-            "blocker into a conclusion. Returns the updated note.\n"
-            "Example: {\"note_id\": \"note_20260101_120000_1a2b3c4d\", \"content\": \"Step 3 done\", "
-            "\"note_type\": \"conclusion\"}"),
-        annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True,
-                                    openWorldHint=False))
     def note_update(
         note_id: NoteId,
-        title: Annotated[Optional[str], Field(description="New title (one line)")] = None,
-        content: Annotated[Optional[str], Field(description="New body; replaces the old one. \"\" empties it")] = None,
-        note_type: Annotated[Optional[NoteType], Field(description="New type")] = None,
-        tags: Annotated[Optional[list[str]], Field(description="New tag list; replaces the old one. [] clears it")] = None,
-    ) -> Annotated[CallToolResult, NoteOut]:
-        n = note_out(store_call(ws().notes.update, note_id, title=title, content=content,
-                                note_type=note_type, tags=tags))
-        return result(f"Updated note {n.id} ({n.type}): {n.title} — updated {n.updated_at}", n)
+        title: Optional[str] = None,
+        content: Optional[str] = None,
+        note_type: Optional[NoteType] = None,
+        tags: Optional[list[str]] = None,
+        expected_revision: Revision = None,
+    ) -> Reply:
+        n = note_data(ws().notes.update(note_id, title=title, content=content, note_type=note_type, tags=tags,
+                                        expected_revision=expected_revision))
+        return Reply(f"Updated note {n['id']} ({n['type']}): {n['title']}", n)
+    tool(note_update, "Update a note",
+         "Replace the given fields of a note (omitted ones stay), e.g. to move a task_state on; better than a "
+         "duplicate.", OVERWRITES, NoteOut)
 
-    @server.tool(
-        name="note_delete", title="Delete a note",
-        description=(
-            "Delete a note permanently (its file is removed; it disappears from search and listings at "
-            "once). Use it for notes that are wrong or obsolete; to record that something is finished, "
-            "prefer note_update (e.g. note_type 'conclusion').\n"
-            "Example: {\"note_id\": \"note_20260101_120000_1a2b3c4d\"}"),
-        annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False,
-                                    openWorldHint=False))
-    def note_delete(note_id: NoteId) -> Annotated[CallToolResult, NoteDeleteOut]:
-        d = store_call(ws().notes.delete, note_id)
-        out = NoteDeleteOut(deleted=bool(d.get("deleted")), id=d["id"], title=d.get("title"))
-        return result(f"Deleted note {out.id}" + (f" ({out.title})" if out.title else ""), out)
+    def note_delete(note_id: NoteId, expected_revision: Revision = None) -> Reply:
+        d = dict(ws().notes.delete(note_id, expected_revision=expected_revision))
+        return Reply(f"Deleted note {d['id']}" + (f" ({d['title']})" if d.get("title") else ""), d)
+    tool(note_delete, "Delete a note", "Delete a note for good.", DELETES, NoteDeleteOut)
 
-    @server.tool(
-        name="note_search", title="Search notes",
-        description=(
-            "Full-text search over the notes (titles and content; English and Chinese), ranked by "
-            "relevance, with a snippet per hit. Words must all match; if none does, notes with some of the "
-            "words are returned (matched='any'). Use \"quoted phrases\" for exact wording. Use note_list "
-            "instead to browse by type/tag/recency without a query, and build_context to get a packed "
-            "context for a task.\n"
-            "Example: {\"query\": \"token refresh\", \"note_type\": \"blocker\", \"limit\": 5}"),
-        annotations=READ)
     def note_search(
-        query: Annotated[str, Field(description="Words or a \"quoted phrase\" to look for")],
-        limit: Annotated[int, Field(ge=1, le=100, description="Hits per page (1-100)")] = 10,
-        offset: Annotated[int, Field(ge=0, description="Hits to skip, for paging")] = 0,
-        note_type: Annotated[Optional[NoteType], Field(description="Only notes of this type")] = None,
-        tags: Annotated[Optional[list[str]], Field(description="Only notes carrying all these tags")] = None,
-        updated_after: Annotated[Optional[str], Field(
-            description="Only notes updated at or after this ISO 8601 date/time, e.g. 2026-11-29")] = None,
-        updated_before: Annotated[Optional[str], Field(
-            description="Only notes updated before this ISO 8601 date/time, e.g. 2026-11-30T12:00:00Z")] = None,
-    ) -> Annotated[CallToolResult, NoteSearchOut]:
-        r = store_call(ws().notes.search, query, limit=limit, offset=offset, note_type=note_type, tags=tags,
-                       updated_after=updated_after, updated_before=updated_before).to_dict()
-        hits = [{**note_meta(h), "score": h["score"], "snippet": h["snippet"]} for h in r["hits"]]
-        out = NoteSearchOut(query=r["query"], total=r["total"], limit=r["limit"], offset=r["offset"],
-                            matched=r["matched"], hits=hits)
+        query: Annotated[str, Field(description="Words or \"a phrase\"")],
+        note_type: Optional[NoteType] = None,
+        tags: Tags = None,
+        updated_after: Annotated[Optional[str], Field(description="ISO date")] = None,
+        updated_before: Optional[str] = None,
+        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+        offset: Annotated[int, Field(ge=0)] = 0,
+        detail: Detail = False,
+    ) -> Reply:
+        r = ws().notes.search(query, limit=limit, offset=offset, note_type=note_type, tags=tags,
+                              updated_after=updated_after, updated_before=updated_before)
+        hits = [{**note_data(h.note, with_content=False), "score": round(h.score, 4), "snippet": h.snippet}
+                for h in r.hits]
         if not hits:
-            text = f"No notes match {query!r}" + (" on this page" if r["total"] else "") + "."
-        else:
-            head = f"{r['total']} note(s) match {query!r}" + (" (some words only)" if r["matched"] == "any" else "")
-            head += f"; showing {offset + 1}-{offset + len(hits)}:"
-            text = "\n".join([head] + [f"{_line(h)}\n    {h['snippet']}" for h in hits])
-        return result(text, out)
+            text = f"No notes match {query!r}" + (" on this page" if r.total else "") + "."
+            return Reply(text, {"query": r.query, "total": r.total, "limit": r.limit, "offset": r.offset,
+                                "shown": 0, "next_offset": None, "matched": r.matched, "hits": []})
+        head = f"{r.total} note(s) match {query!r}" + (" (some words only)" if r.matched == "any" else "")
+        text, page = paged("hits", hits, [note_line(h, detail) for h in hits], head, r.total, offset, limit,
+                           limits.max_result_tokens)
+        return Reply(text, {"query": r.query, **page, "matched": r.matched, "hits": hits[:page["shown"]]})
+    tool(note_search, "Search notes",
+         "Full-text search of notes (English, Chinese), best first, with snippets.", READ_ONLY, NoteSearchOut)
 
-    @server.tool(
-        name="note_list", title="List notes",
-        description=(
-            "List notes without content, filtered by type and/or tags and sorted (most recently updated "
-            "first by default), with the total count. Use it to browse, e.g. all open blockers or the "
-            "latest task_state; use note_search when you have words to look for.\n"
-            "Example: {\"note_type\": \"blocker\", \"sort\": \"updated_desc\", \"limit\": 20}"),
-        annotations=READ)
     def note_list(
-        note_type: Annotated[Optional[NoteType], Field(description="Only notes of this type")] = None,
-        tags: Annotated[Optional[list[str]], Field(description="Only notes carrying all these tags")] = None,
-        limit: Annotated[int, Field(ge=1, le=1000, description="Notes per page (1-1000)")] = 10,
-        offset: Annotated[int, Field(ge=0, description="Notes to skip, for paging")] = 0,
-        sort: Annotated[NoteSort, Field(description="Order of the listing")] = "updated_desc",
-    ) -> Annotated[CallToolResult, NoteListOut]:
-        r = store_call(ws().notes.list, note_type=note_type, tags=tags, limit=limit, offset=offset,
-                       sort=sort).to_dict()
-        notes = [note_meta(n) for n in r["notes"]]
-        out = NoteListOut(total=r["total"], limit=r["limit"], offset=r["offset"], notes=notes)
-        if notes:
-            text = "\n".join([f"{r['total']} note(s); showing {offset + 1}-{offset + len(notes)}:"]
-                             + [_line(n) for n in notes])
-        else:
-            text = f"No notes on this page ({r['total']} match the filters)."
-        return result(text, out)
+        note_type: Optional[NoteType] = None,
+        tags: Tags = None,
+        sort: NoteSort = "updated_desc",
+        limit: Annotated[int, Field(ge=1, le=1000)] = 10,
+        offset: Annotated[int, Field(ge=0)] = 0,
+        detail: Detail = False,
+    ) -> Reply:
+        r = ws().notes.list(note_type=note_type, tags=tags, limit=limit, offset=offset, sort=sort)
+        notes = [note_data(n, with_content=False) for n in r.notes]
+        if not notes:
+            return Reply(f"No notes on this page ({r.total} match the filters).",
+                         {"total": r.total, "limit": r.limit, "offset": r.offset, "shown": 0, "next_offset": None,
+                          "notes": []})
+        text, page = paged("notes", notes, [note_line(n, detail) for n in notes], f"{r.total} note(s)", r.total,
+                           offset, limit, limits.max_result_tokens)
+        return Reply(text, {**page, "notes": notes[:page["shown"]]})
+    tool(note_list, "List notes",
+         "List notes by type and tags, e.g. open blockers or the latest task_state.",
+         READ_ONLY, NoteListOut)
 
-    @server.tool(
-        name="note_summary", title="Summarise the notes",
-        description=(
-            "An overview of the whole note collection: total, count per type, the most used tags, the five "
-            "most recently updated notes and any files that could not be read. Call it first in a new "
-            "session to see what is there. Example: {}"),
-        annotations=READ)
-    def note_summary() -> Annotated[CallToolResult, NoteSummaryOut]:
-        r = store_call(ws().notes.summary).to_dict()
-        out = NoteSummaryOut(total=r["total"], by_type=r["by_type"], top_tags=r["top_tags"],
-                             recent=[note_meta(n) for n in r["recent"]], unreadable=r["unreadable"],
-                             conflicts=r.get("conflicts", []))
-        lines = [f"{out.total} note(s): " + ", ".join(f"{k} {v}" for k, v in out.by_type.items() if v)]
-        if out.top_tags:
-            lines.append("Top tags: " + ", ".join(f"{t.tag} ({t.count})" for t in out.top_tags))
-        if out.recent:
+    def note_summary() -> Reply:
+        s = ws().notes.summary()
+        data = s.to_dict()
+        data["recent"] = [note_data(n, with_content=False) for n in s.recent]
+        lines = [f"{data['total']} note(s): " + ", ".join(f"{k} {v}" for k, v in data["by_type"].items() if v)]
+        if data["top_tags"]:
+            lines.append("Top tags: " + ", ".join(f"{t['tag']} ({t['count']})" for t in data["top_tags"]))
+        if data["recent"]:
             lines.append("Most recent:")
-            lines += [_line(n.model_dump()) for n in out.recent]
-        if out.unreadable:
-            lines.append(f"{len(out.unreadable)} unreadable file(s):")
-            lines += [f"- {u.path}: {u.reason}" for u in out.unreadable]
-        if out.conflicts:
-            lines.append(f"{len(out.conflicts)} note(s) with Git merge-conflict markers (resolve by hand):")
-            lines += [f"- {c.id} ({c.path})" for c in out.conflicts]
-        return result("\n".join(lines), out)
+            lines += [note_line(n) for n in data["recent"]]
+        if data["unreadable"]:
+            lines.append(f"{len(data['unreadable'])} unreadable file(s):")
+            lines += [f"- {u['path']}: {u['reason']}" for u in data["unreadable"]]
+        if data.get("conflicts"):
+            lines.append(f"{len(data['conflicts'])} note(s) with Git merge-conflict markers (resolve by hand):")
+            lines += [f"- {c['id']} ({c['path']})" for c in data["conflicts"]]
+        data.setdefault("conflicts", [])
+        return Reply("\n".join(lines), data)
+    tool(note_summary, "Summarise the notes",
+         "What the notes hold: counts, top tags, recent notes. Call it first in a session.",
+         READ_ONLY, NoteSummaryOut)
 
-    @server.tool(
-        name="note_history", title="A note's Git history",
-        description=(
-            "The Git commits that touched a note, newest first (date, author, message, short hash), when the "
-            "workspace is kept in Git; otherwise says so. Use it to see how a note evolved or who changed it. "
-            "Example: {\"note_id\": \"note_20260101_120000_1a2b3c4d\", \"limit\": 10}"),
-        annotations=READ)
-    def note_history(note_id: NoteId,
-                     limit: Annotated[int, Field(ge=1, le=200, description="How many commits at most")] = 20,
-                     ) -> Annotated[CallToolResult, NoteHistoryOut]:
+
+def register_admin(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None:
+    """The ``admin`` group: a note's Git history and rebuilding the index."""
+    ws = handle.get
+
+    def note_history(note_id: NoteId, limit: Annotated[int, Field(ge=1, le=200)] = 20) -> Reply:
         from notes_store.git_sync import note_history as history
-        out = NoteHistoryOut(**store_call(history, ws(), note_id, limit=limit))
-        return result(out.message + "".join(f"\n- {c.short_hash} {c.date} {c.author}: {c.message}"
-                                            for c in out.commits), out)
+        data = dict(history(ws(), note_id, limit=limit))
+        data.pop("path", None)
+        return Reply(data["message"] + "".join(f"\n- {c['short_hash']} {c['date']} {c['author']}: {c['message']}"
+                                               for c in data["commits"]), data)
+    add_tool(server, note_history, name="note_history", title="A note's Git history",
+             description="Git commits that changed a note.", annotations=READ_ONLY,
+             output=NoteHistoryOut, limits=limits, take_warnings=handle.take_warnings)
 
-    @server.tool(
-        name="reindex", title="Rebuild the search index",
-        description=(
-            "Rebuild the search index from the note and memory files on disk. Only needed when search "
-            "results look wrong or stale after files were edited outside ctxnotes (the index normally "
-            "keeps itself up to date). Can take a while on large workspaces; reports progress when the "
-            "caller sends a progress token. Example: {}"),
-        annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True,
-                                    openWorldHint=False))
-    async def reindex(ctx: Context) -> Annotated[CallToolResult, ReindexOut]:
+    async def reindex(ctx: Context) -> Reply:
         w = await anyio.to_thread.run_sync(ws)
-        total = await anyio.to_thread.run_sync(_count_files, w)
         started = time.monotonic()
-        await ctx.report_progress(0, total, "rebuilding the index")
-        done = anyio.Event()
-        box: dict[str, Any] = {}
-
-        def work() -> None:
-            try:
-                box["count"] = store_call(w.rebuild)
-            except BaseException as exc:  # re-raised in the async task below
-                box["error"] = exc
-
-        async def run() -> None:
-            await anyio.to_thread.run_sync(work)
-            done.set()
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(run)
-            while not done.is_set():
-                with anyio.move_on_after(0.25):
-                    await done.wait()
-                if not done.is_set():
-                    # The rebuild refills the catalogue file by file: its size is the progress.
-                    await ctx.report_progress(min(len(w.catalogue), total), total, "indexing files")
-        if "error" in box:
-            raise box["error"]
-        count = box["count"]
-        unreadable = len(w.problems)
-        await ctx.report_progress(total, total, "done")
-        out = ReindexOut(indexed=count, unreadable=unreadable, seconds=round(time.monotonic() - started, 3))
-        text = f"Index rebuilt: {count} file(s) indexed"
-        text += f", {unreadable} unreadable (see note_summary)" if unreadable else ""
-        return result(text + f" in {out.seconds:.2f}s.", out)
+        progress = _progress_reporter(ctx)
+        count = await anyio.to_thread.run_sync(lambda: _rebuild(w, progress))
+        problems = len(getattr(w, "problems", ()) or ())
+        out = {"indexed": count, "unreadable": problems, "seconds": round(time.monotonic() - started, 3)}
+        return Reply(f"Reindexed {count} file(s) in {out['seconds']} s"
+                     + (f"; {problems} unreadable" if problems else ""), out)
+    add_tool(server, reindex, name="reindex", title="Rebuild the search index",
+             description="Rebuild the search index; only if search looks stale.",
+             annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+             output=ReindexOut, limits=limits, take_warnings=handle.take_warnings)
 
 
-def _count_files(w: Any) -> int:
-    total = 0
-    for kind in w.collections:
+def _progress_reporter(ctx: Context) -> Any:
+    """A thread-side ``progress(done, total)`` that forwards to the caller's progress token."""
+    import anyio.from_thread
+
+    def progress(done: float, total: float, message: str = "rebuilding the index") -> None:
         try:
-            total += sum(1 for p in w.folder(kind).iterdir() if p.name.endswith(".md"))
-        except OSError:
+            anyio.from_thread.run(ctx.report_progress, done, total, message)
+        except Exception:  # progress is best effort
             pass
-    return max(total, 1)
+    return progress
+
+
+def _rebuild(w: Any, progress: Any) -> int:
+    """The library's rebuild, with its progress callback when it offers one."""
+    import inspect
+    params = inspect.signature(w.rebuild).parameters
+    if "progress" in params:
+        return int(w.rebuild(progress=progress))
+    total = max(w.index_count(), 1) if hasattr(w, "index_count") else 1
+    progress(0, total)
+    count = int(w.rebuild())
+    progress(count, max(count, 1))
+    return count

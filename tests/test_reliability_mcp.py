@@ -149,7 +149,9 @@ def test_stdio_server_survives_index_damage_and_deletion(tmp_path):
         assert sorted(h["id"] for h in hits) == sorted(ids)
         assert srv.tool("note_search", {"query": "stdio2"})["hits"][0]["id"] == ids[2]
         after = snapshot(root)
-        assert {k: v for k, v in after.items() if k in before} == before  # nothing that was there changed
+        derived = (".index", ".ctxnotes.lock")  # the index folder and the lock file are not user data
+        kept = {k: v for k, v in before.items() if k not in derived}
+        assert {k: v for k, v in after.items() if k in kept} == kept  # nothing that was there changed
     finally:
         srv.close()
     log = (tmp_path / "serve.stderr").read_text()
@@ -190,7 +192,7 @@ async def test_locks_left_by_a_killed_process_do_not_block_the_server(tmp_path):
                 assert child.stdout.readline().strip() == "locked", child.stderr.read()
                 # While it lives, the lock really is held: a write would have to wait.
                 import fcntl
-                fd = os.open(root / ".index" / "lock", os.O_RDWR)
+                fd = os.open(root / ".ctxnotes.lock", os.O_RDWR)
                 with pytest.raises(BlockingIOError):
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 os.close(fd)
@@ -203,7 +205,7 @@ async def test_locks_left_by_a_killed_process_do_not_block_the_server(tmp_path):
                     child.wait()
                 child.stdin.close(), child.stdout.close(), child.stderr.close()
             # Lock files are left behind on disk (the flock died with the process); also plant a stale one.
-            assert (root / ".index" / "lock").exists()
+            assert (root / ".ctxnotes.lock").exists()
             assert any(p.name.endswith("WRITELOCK") for p in (root / ".index" / "whoosh").iterdir())
             (root / ".index" / "whoosh" / "ctxnotes_v2_WRITELOCK").write_text("pid 999999\n")
             with anyio.fail_after(30):

@@ -1,0 +1,276 @@
+"""Live updates: ``resources/subscribe`` (handshake era) and ``subscriptions/listen`` (2026-07-28).
+
+A subscriber to ``note://ID`` or ``memory://ID`` gets ``notifications/resources/updated`` when that file
+changes by any route (a tool, the CLI, an editor, ``git pull``); subscribers get
+``notifications/resources/list_changed`` when notes or memories appear or disappear. Only subscribers hear,
+and only about what they subscribed to.
+
+How: a watcher thread runs while anyone subscribes. It ``stat``s only the subscribed files and lists the item
+folders' names (no index involved, so every route is seen the same way), every ``POLL_S`` seconds or at once
+when the workspace reports a change through ``add_change_listener`` (if the store offers it). Changes are
+delivered on the event loop of each subscriber.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged, ResourceUpdated
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, EmptyResult, SubscribeRequestParams, UnsubscribeRequestParams
+
+from .mcp_state import WorkspaceHandle
+
+log = logging.getLogger("ctxnotes.server")
+
+POLL_S = 0.25
+FOLDERS = {"note": "notes", "memory": "memory"}
+
+
+class CountingBus(InMemorySubscriptionBus):
+    """The SDK's in-process bus (it is the one ``subscriptions/listen`` streams read from)."""
+
+
+def item_path(root: Path, uri: str) -> Path | None:
+    """``note://ID`` / ``memory://ID`` -> the item's file; None for other URIs."""
+    scheme, sep, item_id = uri.partition("://")
+    if not sep or scheme not in FOLDERS or not item_id or "/" in item_id or item_id.startswith("."):
+        return None
+    return root / FOLDERS[scheme] / f"{item_id}.md"
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _names(root: Path) -> frozenset[str]:
+    """Every note and memory id in the folders, as URIs."""
+    out: set[str] = set()
+    for kind, folder in FOLDERS.items():
+        try:
+            with os.scandir(root / folder) as it:
+                out.update(f"{kind}://{e.name[:-3]}" for e in it if e.name.endswith(".md")
+                           and not e.name.startswith("."))
+        except OSError:
+            continue
+    return frozenset(out)
+
+
+@dataclass(eq=False)
+class Target:
+    """One subscriber: a handshake-era session, or a listen stream (``session`` None: publish on the bus)."""
+
+    loop: asyncio.AbstractEventLoop
+    uris: set[str] = field(default_factory=set)
+    wants_list: bool = False
+    session: Any = None
+
+
+class Watcher:
+    """Who listens to what, and the thread that notices changes for them."""
+
+    def __init__(self, root: Path, bus: InMemorySubscriptionBus, handle: WorkspaceHandle) -> None:
+        self.root = root
+        self.bus = bus
+        self.handle = handle
+        self._lock = threading.Lock()
+        self._targets: list[Target] = []
+        self._sessions: weakref.WeakKeyDictionary[Any, Target] = weakref.WeakKeyDictionary()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._hooked = False
+        self._stamps: dict[str, tuple[int, int, int] | None] = {}
+        self._names: frozenset[str] | None = None
+
+    def baseline(self, uris: set[str], wants_list: bool) -> None:
+        """Record the current state of what a new subscriber watches, so a change right after it subscribed
+        (before the thread's next look) is still reported."""
+        stamps = {u: _stamp(p) for u in uris if (p := item_path(self.root, u)) is not None}
+        names = _names(self.root) if wants_list else None
+        with self._lock:
+            for uri, stamp in stamps.items():
+                self._stamps.setdefault(uri, stamp)
+            if names is not None and self._names is None:
+                self._names = names
+
+    # -- who listens ---------------------------------------------------------------------------------------
+    def session_target(self, session: Any) -> Target:
+        with self._lock:
+            target = self._sessions.get(session)
+            if target is None:
+                target = Target(asyncio.get_running_loop(), session=session)
+                self._sessions[session] = target
+                self._targets.append(target)
+        self._start()
+        return target
+
+    def add(self, target: Target) -> None:
+        with self._lock:
+            self._targets.append(target)
+        self._start()
+
+    def remove(self, target: Target) -> None:
+        with self._lock:
+            if target in self._targets:
+                self._targets.remove(target)
+
+    def _snapshot_targets(self) -> list[Target]:
+        with self._lock:
+            live = [t for t in self._targets if not t.loop.is_closed()]
+            self._targets[:] = live
+            return list(live)
+
+    # -- the thread ----------------------------------------------------------------------------------------
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                self._wake.set()
+                return
+            self._thread = threading.Thread(target=self._run, name="ctxnotes-live", daemon=True)
+            self._thread.start()
+
+    def _hook_store(self) -> None:
+        """Wake at once on the store's own change events, when it offers them (polling stays the fallback)."""
+        if self._hooked or not self.handle.is_open:
+            return
+        self._hooked = True
+        try:
+            add = getattr(self.handle.get(), "add_change_listener", None)
+        except Exception:
+            return
+        if callable(add):
+            try:
+                add(lambda *_: self._wake.set())
+            except Exception:
+                log.debug("add_change_listener failed; polling only", exc_info=True)
+
+    def _run(self) -> None:
+        idle = 0
+        while True:
+            targets = self._snapshot_targets()
+            if not targets:
+                idle += 1
+                if idle > 40:  # nobody has listened for ~10 s: stop; the next subscriber starts a new thread
+                    with self._lock:
+                        if not self._targets:
+                            self._thread = None
+                            return
+            else:
+                idle = 0
+            self._hook_store()
+            watched = set().union(*(t.uris for t in targets)) if targets else set()
+            wants_list = any(t.wants_list for t in targets)
+            current = {u: _stamp(p) for u in watched if (p := item_path(self.root, u)) is not None}
+            names = _names(self.root) if wants_list else None
+            with self._lock:
+                updated = [u for u, now in current.items() if u in self._stamps and self._stamps[u] != now]
+                self._stamps = {**{u: v for u, v in self._stamps.items() if u in watched}, **current}
+                list_changed = names is not None and self._names is not None and names != self._names
+                self._names = names
+            if updated or list_changed:
+                self._deliver(targets, updated, list_changed)
+            self._wake.wait(POLL_S)
+            self._wake.clear()
+
+    def _deliver(self, targets: list[Target], updated: list[str], list_changed: bool) -> None:
+        published: set[asyncio.AbstractEventLoop] = set()
+        for t in targets:
+            if t.session is not None:
+                mine = [u for u in updated if u in t.uris]
+                send_list = list_changed and t.wants_list
+                if mine or send_list:
+                    self._call(t.loop, self._notify_session(t.session, mine, send_list))
+            elif t.loop not in published:  # the bus filters per listen stream; publish once per loop
+                published.add(t.loop)
+                self._call(t.loop, self._publish(updated, list_changed))
+
+    @staticmethod
+    def _call(loop: asyncio.AbstractEventLoop, coro: Any) -> None:
+        try:
+            asyncio.run_coroutine_threadsafe(coro, loop)
+        except RuntimeError:  # the loop has closed: that subscriber is gone
+            coro.close()
+
+    @staticmethod
+    async def _notify_session(session: Any, uris: list[str], list_changed: bool) -> None:
+        try:
+            for uri in uris:
+                await session.send_resource_updated(uri)
+            if list_changed:
+                await session.send_resource_list_changed()
+        except Exception:  # a closed session: it will be dropped with its loop or session object
+            log.debug("could not notify a session", exc_info=True)
+
+    async def _publish(self, uris: list[str], list_changed: bool) -> None:
+        for uri in uris:
+            await self.bus.publish(ResourceUpdated(uri=uri))
+        if list_changed:
+            await self.bus.publish(ResourcesListChanged())
+
+
+def install(server: MCPServer, handle: WorkspaceHandle, bus: InMemorySubscriptionBus) -> Watcher:
+    """Serve resources/subscribe and unsubscribe, watch what ``subscriptions/listen`` streams ask for, and
+    advertise ``resources.listChanged`` in the handshake era."""
+    watcher = Watcher(Path(handle.path), bus, handle)
+    low = server._lowlevel_server  # the SDK's documented extension point for extra request handlers
+
+    async def subscribe(ctx: Any, params: SubscribeRequestParams) -> EmptyResult:
+        uri = str(params.uri)
+        if item_path(watcher.root, uri) is None:
+            raise MCPError(INVALID_PARAMS, f"cannot subscribe to {uri!r}: subscribe to note://<id> or "
+                                           "memory://<id>")
+        await anyio.to_thread.run_sync(watcher.baseline, {uri}, True)
+        target = watcher.session_target(ctx.session)
+        target.uris.add(uri)
+        target.wants_list = True
+        return EmptyResult()
+
+    async def unsubscribe(ctx: Any, params: UnsubscribeRequestParams) -> EmptyResult:
+        target = watcher.session_target(ctx.session)
+        target.uris.discard(str(params.uri))
+        return EmptyResult()
+
+    low.add_request_handler("resources/subscribe", SubscribeRequestParams, subscribe)
+    low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
+
+    listen = low._request_handlers.get("subscriptions/listen")
+    if listen is not None:
+        original = listen.handler
+
+        async def listen_and_watch(ctx: Any, params: Any) -> Any:
+            wanted = params.notifications
+            target = Target(asyncio.get_running_loop(), uris=set(wanted.resource_subscriptions or ()),
+                            wants_list=bool(wanted.resources_list_changed))
+            await anyio.to_thread.run_sync(watcher.baseline, target.uris, target.wants_list)
+            watcher.add(target)
+            try:
+                return await original(ctx, params)
+            finally:
+                watcher.remove(target)
+
+        low.add_request_handler("subscriptions/listen", listen.params_type, listen_and_watch)
+
+    # Handshake-era capabilities come from NotificationOptions, which MCPServer.run does not pass: default
+    # them so that initialize advertises resources.listChanged (we do send it).
+    from mcp.server.lowlevel.server import NotificationOptions
+    create_options = low.create_initialization_options
+
+    def create_initialization_options(notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
+        return create_options(notification_options or NotificationOptions(resources_changed=True), *args, **kwargs)
+
+    low.create_initialization_options = create_initialization_options  # type: ignore[method-assign]
+    server.live_watcher = watcher  # type: ignore[attr-defined]
+    return watcher

@@ -1,0 +1,284 @@
+"""How every ctxnotes tool is registered and called: one wrapper, compact schemas, bounded results.
+
+- ``add_tool`` registers a tool whose function returns ``Reply(text, data)``. The one wrapper around it turns
+  the store's expected failures into ``ToolError``, appends the write's warnings to the text, bounds the
+  result, times the call and reports it to ``server.metrics`` when that module exists.
+- Schemas are compacted once at registration (no per-property titles, ``X | None`` parameters published as
+  ``X``): every tool definition is sent to the model on every turn.
+- The output schema is published from a pydantic model, but results are not re-validated against it on every
+  call (the SDK would otherwise validate each structured result a second time); tests check the results
+  against the published schemas instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel
+
+log = logging.getLogger("ctxnotes.server")
+
+DEFAULT_MAX_RESULT_TOKENS = 10_000
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITES = ToolAnnotations(destructive_hint=False, open_world_hint=False)
+OVERWRITES = ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+DELETES = ToolAnnotations(destructive_hint=True, open_world_hint=False)
+
+
+@dataclass
+class Reply:
+    """What a tool function returns: text for the model, structured data for programs, and warnings."""
+
+    text: str
+    data: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Limits:
+    """Per-server result bounds."""
+
+    max_result_tokens: int = DEFAULT_MAX_RESULT_TOKENS
+
+
+# -- result size -------------------------------------------------------------------------------------------
+
+def count_tokens(text: str) -> int:
+    """cl100k tokens of ``text``; a UTF-8 byte is never less than a token, so short texts skip the tokenizer."""
+    if len(text) * 4 <= 1000:  # at most 4 bytes a character: under 1,000 bytes, bytes bound tokens well enough
+        return len(text.encode("utf-8"))
+    from context.tokens import get_encoding
+    return len(get_encoding("cl100k_base").encode(text, disallowed_special=()))
+
+
+def fits(text: str, budget: int) -> bool:
+    """Whether ``text`` is within ``budget`` tokens (cheap when it obviously is)."""
+    return len(text.encode("utf-8")) <= budget or count_tokens(text) <= budget
+
+
+# -- schemas -----------------------------------------------------------------------------------------------
+
+def _is_null(schema: Any) -> bool:
+    return isinstance(schema, dict) and schema.get("type") == "null"
+
+
+# Numeric bounds are left out of published input schemas to keep them small; pydantic still enforces them.
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
+           "minItems", "maxItems")
+
+
+def compact_schema(schema: Any, *, optional_as_plain: bool, keep_descriptions: bool = True) -> Any:
+    """A smaller equivalent of a pydantic JSON schema for the tool list.
+
+    Inlines ``$defs`` (our models are not recursive), drops generated ``title`` keywords, ``default: null``,
+    ``additionalProperties: true`` (the JSON Schema default) and model docstrings; with ``optional_as_plain``
+    (input schemas: an omitted parameter means None) ``anyOf: [X, null]`` becomes ``X``, otherwise
+    ``type: [X, "null"]`` for a plain X.
+    """
+    defs = schema.get("$defs", {}) if isinstance(schema, dict) else {}
+    return _compact(schema, defs, optional_as_plain, keep_descriptions)
+
+
+def _compact(schema: Any, defs: dict[str, Any], plain: bool, descriptions: bool) -> Any:
+    if isinstance(schema, list):
+        return [_compact(s, defs, plain, descriptions) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+        target = {k: v for k, v in defs[ref[8:]].items() if k != "description"}  # the docstring
+        schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "$defs":
+            continue
+        if (key == "title" and isinstance(value, str)) or (key == "description" and not descriptions):
+            continue
+        if (key == "default" and value is None) or (key == "additionalProperties" and value is True):
+            continue
+        if plain and (key in _BOUNDS or (key == "default" and value is False)):
+            continue  # inputs: bounds are still enforced (a clear tool error); a false flag is the obvious default
+        if key in ("properties", "patternProperties"):
+            out[key] = {k: _compact(v, defs, plain, descriptions) for k, v in value.items()}
+            continue
+        out[key] = _compact(value, defs, plain, descriptions)
+    any_of = out.get("anyOf")
+    if isinstance(any_of, list) and len(any_of) == 2 and any(_is_null(s) for s in any_of):
+        other = next(s for s in any_of if not _is_null(s))
+        rest = {k: v for k, v in out.items() if k != "anyOf"}
+        if plain:
+            return {**other, **rest}
+        if set(other) == {"type"} and isinstance(other["type"], str):
+            return {"type": [other["type"], "null"], **rest}
+    return out
+
+
+# -- the one wrapper ---------------------------------------------------------------------------------------
+
+_metrics: Any = None
+
+
+def _observe(name: str, seconds: float, is_error: bool) -> None:
+    """Report a call to ``server.metrics`` when that optional module exists."""
+    global _metrics
+    if _metrics is None:
+        try:
+            _metrics = importlib.import_module("server.metrics")
+        except ImportError:
+            _metrics = False
+    if _metrics is not False:
+        try:
+            _metrics.observe_tool_call(name, seconds, is_error)
+        except Exception:  # metrics must never fail a call
+            log.debug("metrics.observe_tool_call failed", exc_info=True)
+
+
+def _store_errors() -> tuple[type[BaseException], ...]:
+    from notes_store.errors import StoreError
+    return (StoreError,)
+
+
+def _finish(reply: Reply, limits: Limits, take_warnings: Callable[[], list[str]] | None) -> CallToolResult:
+    """The result: warnings (from the library's result, the tool, or the workspace) appended to the text and
+    listed under ``warnings``; the text bounded by the result limit."""
+    data = dict(reply.data)
+    warnings = list(data.pop("warnings", None) or [])
+    warnings += [w for w in reply.warnings if w not in warnings]
+    if take_warnings is not None:
+        warnings += [w for w in take_warnings() if w not in warnings]
+    text = reply.text + "".join(f"\nWarning: {w}" for w in warnings)
+    if warnings:
+        data["warnings"] = warnings
+    if not fits(text, limits.max_result_tokens):
+        # A last guard for texts a tool did not bound itself: cut with a marker that says so.
+        text = cut_to_tokens(text, limits.max_result_tokens - 60) + (
+            f"\n[… result cut at the {limits.max_result_tokens}-token result limit: ask for fewer items "
+            "(limit/offset) or a smaller window]")
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def cut_to_tokens(text: str, budget: int) -> str:
+    """The longest prefix of ``text`` (at a line end when possible) within ``budget`` tokens."""
+    if fits(text, budget):
+        return text
+    from context.tokens import get_encoding
+    enc = get_encoding("cl100k_base")
+    ids = enc.encode(text, disallowed_special=())
+    head = enc.decode(ids[:max(budget, 0)])
+    cut = head.rfind("\n")
+    return head[:cut] if cut > len(head) // 2 else head
+
+
+def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str, description: str,
+             annotations: ToolAnnotations, output: type[BaseModel] | None, limits: Limits,
+             take_warnings: Callable[[], list[str]] | None = None) -> None:
+    """Register ``fn`` (sync or async, returning ``Reply``) as tool ``name`` behind the one wrapper."""
+    errors = _store_errors()
+
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def call_async(*args: Any, **kwargs: Any) -> CallToolResult:
+            started = time.perf_counter()
+            ok = False
+            try:
+                reply = await fn(*args, **kwargs)
+                ok = True
+            except errors as exc:
+                raise ToolError(str(exc)) from None
+            finally:
+                _observe(name, time.perf_counter() - started, not ok)
+            return _finish(reply, limits, take_warnings)
+        wrapped: Callable[..., Any] = call_async
+    else:
+        @functools.wraps(fn)
+        def call_sync(*args: Any, **kwargs: Any) -> CallToolResult:
+            started = time.perf_counter()
+            ok = False
+            try:
+                reply = fn(*args, **kwargs)
+                ok = True
+            except errors as exc:
+                if take_warnings is not None:
+                    take_warnings()  # a failed call wrote nothing: its warnings must not leak into the next call
+                raise ToolError(str(exc)) from None
+            finally:
+                _observe(name, time.perf_counter() - started, not ok)
+            return _finish(reply, limits, take_warnings)
+        wrapped = call_sync
+    # The SDK reads the signature (through __wrapped__) to build the input schema; the return type it would
+    # turn into a validated output model is replaced: results are CallToolResult, the schema is set below.
+    wrapped.__signature__ = inspect.signature(fn, eval_str=True).replace(  # type: ignore[attr-defined]
+        return_annotation=CallToolResult)
+
+    wrapped._ctxnotes_wrapped = True  # type: ignore[attr-defined]
+    server.tool(name=name, title=title, description=description, annotations=annotations)(wrapped)
+    tool = server._tool_manager.get_tool(name)  # the SDK offers no public way to publish a schema we built
+    assert tool is not None
+    tool.parameters = compact_schema(tool.parameters, optional_as_plain=True)
+    if output is not None:
+        tool.fn_metadata.output_schema = output_schema(output)
+
+
+@functools.cache
+def _output_schema_cached(model: type[BaseModel]) -> dict[str, Any]:
+    schema = compact_schema(model.model_json_schema(), optional_as_plain=False, keep_descriptions=False)
+    # No "required" list: it would repeat most field names again for a check clients do not rely on.
+    return {"type": "object", "properties": {k: _shallow(v) for k, v in schema.get("properties", {}).items()}}
+
+
+def _shallow(schema: Any) -> Any:
+    """Nested objects published as plain ``object``: the top level says what a result holds, the tool list
+    stays small (every definition is sent to the client on every list)."""
+    if not isinstance(schema, dict):
+        return schema
+    if schema.get("type") == "object" or "properties" in schema:
+        return {"type": "object"}
+    if schema.get("type") == "array" and isinstance(schema.get("items"), dict):
+        return {**schema, "items": _shallow(schema["items"])}
+    return schema
+
+
+def output_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The compact output schema published for ``model``: typed top-level fields, nested objects as ``object``."""
+    return _output_schema_cached(model)
+
+
+def timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` (a tool registered elsewhere) timed and reported like ours; failures pass through unchanged."""
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def call_async(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            ok = False
+            try:
+                value = await fn(*args, **kwargs)
+                ok = not getattr(value, "is_error", False)
+                return value
+            finally:
+                _observe(name, time.perf_counter() - started, not ok)
+        wrapper: Callable[..., Any] = call_async
+    else:
+        @functools.wraps(fn)
+        def call_sync(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            ok = False
+            try:
+                value = fn(*args, **kwargs)
+                ok = not getattr(value, "is_error", False)
+                return value
+            finally:
+                _observe(name, time.perf_counter() - started, not ok)
+        wrapper = call_sync
+    wrapper._ctxnotes_wrapped = True  # type: ignore[attr-defined]
+    return wrapper
