@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from . import corpus as C
 from . import report
 
@@ -104,6 +106,17 @@ def main(argv: list[str] | None = None) -> int:
             results["part_seconds"][f"{n} MCP stdio"] = time.time() - t1
         results["sizes"][n] = {"ours": res, "peers": {}}
         results["load_average"][f"after {n}"] = os.getloadavg()[0]
+    floor_sizes = [n for n in sizes if n <= PEER_MAX_NOTES]
+    if floor_sizes and not (args.quick or args.skip_mcp):
+        from . import call_floor
+        t0 = time.time()
+        progress(f"[{max(floor_sizes)}] per-call floor breakdown")
+        try:
+            results["call_floor"] = anyio.run(call_floor.measure, scratch / f"ws-{max(floor_sizes)}", 200)
+            results["call_floor"]["notes"] = max(floor_sizes)
+        except Exception as exc:  # the server is being rewritten: report, don't crash the suite
+            results["call_floor"] = {"error": f"{type(exc).__name__}: {exc}"}
+        results["part_seconds"]["call floor"] = time.time() - t0
     if run_peers:
         from . import peers as P
         wanted = [p.strip() for p in args.peers.split(",") if p.strip()]
@@ -182,6 +195,11 @@ def render(results: dict[str, Any], sizes: list[int]) -> str:
         for n in checked:
             missed = report.missed(n, results["sizes"][n]["ours"])
             parts += ["", f"Targets missed at {n // 1000}k: " + (", ".join(missed) if missed else "none")]
+    floor = results.get("call_floor")
+    if floor:
+        from . import call_floor
+        parts += ["", f"## Per-call floor at {floor.get('notes', 0):,} notes (issue 13)", "",
+                  f"not available: {floor['error']}" if floor.get("error") else call_floor.render(floor)]
     if results.get("concurrency"):
         parts += ["", "## Many clients, one server (streamable HTTP; issue 16)", "", K.render(results["concurrency"])]
     return "\n".join(parts)
