@@ -141,3 +141,27 @@ async def test_metrics_app_requires_the_token():
     assert (await _get(app, "/metrics", {"Authorization": "Bearer wrong"}))[0] == 401
     status, _, body = await _get(app, "/metrics", {"Authorization": "Bearer s3cret"})
     assert status == 200 and b"ctxnotes_tool_call_seconds" in body
+
+
+# -- the real HTTP server ---------------------------------------------------------------------------------
+
+def _http_get(url: str, token: str | None = None) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def test_served_metrics_require_the_same_token_as_mcp(http_server):
+    srv = http_server("--token", "s3cret")
+    base = srv.url.rsplit("/mcp", 1)[0]
+    assert _http_get(base + "/metrics")[0] == 401
+    assert _http_get(base + "/metrics", "wrong")[0] == 401
+    status, text = _http_get(base + "/metrics", "s3cret")
+    assert status == 200, text
+    fams = _families(text)
+    assert "ctxnotes_tool_call_seconds" in fams and "ctxnotes_sessions" in fams

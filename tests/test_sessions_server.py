@@ -145,3 +145,42 @@ async def test_session_tools_are_small_and_counted_in_metrics(client):
     assert metrics.TOOL_CALLS.labels(tool="session_append")._value.get() == before + 2
     text = metrics.render().decode()
     assert 'ctxnotes_tool_errors_total{tool="session_append"}' in text
+
+
+def test_acknowledged_appends_survive_killing_the_http_server(http_server, tmp_path):
+    import os
+    import signal
+
+    import anyio
+    from mcp import Client
+
+    srv = http_server()
+    acked: list[str] = []
+
+    async def append_until_killed() -> None:
+        async with Client(srv.url) as c:
+            for i in range(10_000):
+                if i == 40:
+                    os.kill(srv.proc.pid, signal.SIGKILL)  # mid-conversation, while more calls are in flight
+                try:
+                    with anyio.fail_after(20):
+                        r = await c.call_tool("session_append", {"session_id": "live", "turns": [
+                            {"role": "user", "content": f"turn {i} " + "text " * 200, "id": f"t{i}"}]})
+                except Exception:
+                    return
+                if r.is_error:
+                    return
+                acked.append(f"t{i}")
+
+    try:
+        anyio.run(append_until_killed)
+    except Exception:  # the client's own teardown after the server died
+        pass
+    srv.proc.wait(timeout=30)
+    assert len(acked) >= 40
+    page = SessionStore(tmp_path / "ws").turns("live", limit=500)
+    stored = [t["id"] for t in page.turns]
+    assert set(acked) <= set(stored) and not page.bad_lines
+    # Appending again works and leaves no torn line behind.
+    SessionStore(tmp_path / "ws").append("live", [{"role": "user", "content": "after restart"}])
+    assert SessionStore(tmp_path / "ws").turns("live", offset=-1).incomplete_tail_bytes == 0
