@@ -47,6 +47,7 @@ MAX_TURN_ID_CHARS = 128
 MAX_NAME_CHARS = 256
 LOCK_TIMEOUT_S = 30.0
 CACHED_SESSIONS = 32
+CACHED_BYTES = 128 * 1024 * 1024
 GIT_CONFIG_KEY = "sessions_git"      # in .ctxnotes.yaml: "ignore" (default) or "commit"
 GIT_MODES = ("ignore", "commit")
 GITIGNORE_LINE = "sessions/"
@@ -267,7 +268,9 @@ def _refresh(key: str, fd: int, st: os.stat_result) -> _Parsed:
     with _cache_lock:
         _cache[key] = entry
         _cache.move_to_end(key)
-        while len(_cache) > CACHED_SESSIONS:
+        # Bounded by count and by bytes parsed (a parsed turn takes a few times its bytes in memory).
+        while len(_cache) > CACHED_SESSIONS or (len(_cache) > 1 and sum(e.consumed for e in _cache.values())
+                                                > CACHED_BYTES):
             _cache.popitem(last=False)
     return entry
 
@@ -721,3 +724,12 @@ def session_history(workspace_root: str | os.PathLike[str], session_id: str) -> 
     """The stored turns of ``session_id`` as build_context's ``history`` (stored session first;
     append any passed history after it)."""
     return SessionStore(workspace_root).history(session_id)
+
+
+def history_with_session(workspace_root: str | os.PathLike[str], session_id: str | None,
+                         history: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """build_context's ``history`` for a call that names a session: the stored turns first, then the passed
+    ones; without a session_id, the passed history unchanged. Raises ``NotFound``/``InvalidInput``."""
+    if not session_id:
+        return history
+    return session_history(workspace_root, session_id) + list(history or [])

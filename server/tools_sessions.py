@@ -26,7 +26,7 @@ GROUP = "context"                      # app.py registers ``register`` with this
 PAGE_TURNS = 50                        # turns per resource page
 PAGE_CHARS = 60_000                    # JSON characters per resource page (about 15k tokens at most)
 
-SessionId = Annotated[str, Field(description="e.g. chat-2026-12-01 (letters, digits, _ . -)")]
+SessionId = Annotated[str, Field(description="Letters, digits, _ . -")]
 
 
 class Turn(BaseModel):
@@ -87,10 +87,8 @@ def history_for_build(workspace: Any, session_id: str | None,
                       history: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
     """build_context's ``history``: the stored session first, then the passed turns (or just the passed
     turns when there is no session_id). Raises ``StoreError`` (unknown session, bad id)."""
-    if not session_id:
-        return history
-    stored: list[dict[str, Any]] = store_for(workspace).history(session_id)
-    return stored + list(history or [])
+    from notes_store.sessions import history_with_session
+    return history_with_session(root_of(workspace), session_id, history)
 
 
 def register(server: MCPServer, handle: Any, limits: Limits | None = None) -> None:
@@ -110,9 +108,8 @@ def register(server: MCPServer, handle: Any, limits: Limits | None = None) -> No
         return Reply(text, data, r.warnings)
 
     add_tool(server, session_append, name="session_append", title="Record conversation turns",
-             description="Store turns of a conversation server-side, oldest first, so "
-                         "build_context(session_id=...) uses them as history without re-sending. A turn whose id "
-                         "is already stored is skipped.",
+             description="Record conversation turns server-side (oldest first) so build_context(session_id) "
+                         "uses them as history. Turns whose id is already stored are skipped.",
              annotations=WRITES,
              output=SessionAppendOut, limits=limits)
 
@@ -127,8 +124,8 @@ def register_admin(server: MCPServer, handle: Any, limits: Limits | None = None)
     limits = limits or Limits()
 
     def session_admin(action: Literal["list", "delete", "prune"],
-                      session_id: Annotated[Optional[str], Field(description="For delete")] = None,
-                      older_than: Annotated[Optional[str], Field(description="For prune, e.g. 30d, 12h")] = None,
+                      session_id: Optional[str] = None,
+                      older_than: Optional[str] = None,
                       dry_run: bool = False) -> Reply:
         from notes_store.errors import InvalidInput
         from notes_store.sessions import parse_duration
@@ -159,8 +156,8 @@ def register_admin(server: MCPServer, handle: Any, limits: Limits | None = None)
                      {"action": action, "deleted": removed, "dry_run": dry_run})
 
     add_tool(server, session_admin, name="session_admin", title="List, delete or prune sessions",
-             description="list sessions; delete one (session_id); prune those idle longer than older_than. "
-                         "dry_run shows what would go.",
+             description="List sessions, delete one (session_id), or prune those idle longer than older_than "
+                         "(e.g. 30d); dry_run only reports.",
              annotations=DELETES,
              output=SessionAdminOut, limits=limits)
 
