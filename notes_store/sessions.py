@@ -286,11 +286,14 @@ def git_mode(root: Path) -> str:
     """``sessions_git`` in ``<workspace>/.ctxnotes.yaml``: "ignore" (default) or "commit"."""
     import yaml  # PyYAML is already a dependency of the store
 
-    try:
-        data = yaml.safe_load((root / ".ctxnotes.yaml").read_text(encoding="utf-8"))
+    from .document import BadFile
+    from .safe_read import read_regular_file
+    try:  # read like any workspace file: it may come from someone else's repository
+        raw, _ = read_regular_file(root / ".ctxnotes.yaml", 64 * 1024)
+        data = yaml.safe_load(raw.decode("utf-8"))
     except FileNotFoundError:
         return "ignore"
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    except (OSError, BadFile, UnicodeDecodeError, yaml.YAMLError):
         return "ignore"
     value = data.get(GIT_CONFIG_KEY, "ignore") if isinstance(data, dict) else "ignore"
     if value is True:
