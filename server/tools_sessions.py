@@ -120,7 +120,10 @@ def register(server: MCPServer, handle: Any, limits: Limits | None = None) -> No
 
 
 def register_admin(server: MCPServer, handle: Any, limits: Limits | None = None) -> None:
-    """``session_admin``: list, delete or prune sessions (one tool keeps the surface small)."""
+    """``session_admin``: list, delete or prune sessions (one tool keeps the surface small). Registering it twice
+    (from ``register`` and from an ``admin`` group hook) is harmless: the second call does nothing."""
+    if server._tool_manager.get_tool("session_admin") is not None:  # the SDK has no public lookup
+        return
     limits = limits or Limits()
 
     def session_admin(action: Literal["list", "delete", "prune"],
