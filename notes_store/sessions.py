@@ -197,6 +197,7 @@ class _Parsed:
     consumed: int = 0
     lines: int = 0
     turns: list[dict[str, Any]] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)  # the same turns as build_context takes them
     ids: dict[str, int] = field(default_factory=dict)
     bad_lines: list[int] = field(default_factory=list)
     tail_bytes: int = 0
@@ -247,7 +248,7 @@ def _refresh(key: str, fd: int, st: os.stat_result) -> _Parsed:
         entry = _Parsed(st.st_dev, st.st_ino)
     else:  # work on a copy of the mutable parts so a concurrent reader never sees a half update
         entry = _Parsed(entry.dev, entry.ino, entry.head, entry.consumed, entry.lines, list(entry.turns),
-                        dict(entry.ids), list(entry.bad_lines))
+                        list(entry.history), dict(entry.ids), list(entry.bad_lines))
     data = _pread_all(fd, entry.consumed, st.st_size) if st.st_size > entry.consumed else b""
     end = data.rfind(b"\n") + 1
     for raw in data[:end].split(b"\n")[:-1]:
@@ -261,6 +262,10 @@ def _refresh(key: str, fd: int, st: os.stat_result) -> _Parsed:
             continue
         entry.ids[turn["id"]] = len(entry.turns)
         entry.turns.append(turn)
+        shaped = {"role": turn["role"], "content": turn["content"], "id": turn["id"]}
+        if turn.get("timestamp") is not None:
+            shaped["timestamp"] = turn["timestamp"]
+        entry.history.append(shaped)
     entry.consumed += end
     entry.tail_bytes = len(data) - end
     entry.size = st.st_size
@@ -426,15 +431,11 @@ class SessionStore:
                          entry.tail_bytes, entry.bad_lines[:50], _read_warnings(session_id, entry))
 
     def history(self, session_id: str) -> list[dict[str, Any]]:
-        """Every turn in the shape build_context's ``history`` takes: role, content, id, timestamp if given."""
-        entry = self._parsed(session_id)
-        out = []
-        for t in entry.turns:
-            turn = {"role": t["role"], "content": t["content"], "id": t["id"]}
-            if t.get("timestamp") is not None:
-                turn["timestamp"] = t["timestamp"]
-            out.append(turn)
-        return out
+        """Every turn in the shape build_context's ``history`` takes: role, content, id, timestamp if given.
+
+        A new list each call; the turn dicts are shared with the parse cache (no per-call copies of a long
+        session), so read them, do not change them."""
+        return list(self._parsed(session_id).history)
 
     def version(self, session_id: str) -> tuple[int, str | None]:
         """(number of turns, id of the last turn): changes whenever the session grows."""
