@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 DEFAULT_LOCOMO = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "locomo" / "conv-26.json"
 
@@ -31,10 +32,10 @@ def pct(values: list[float], q: float) -> float:
     return ordered[k]
 
 
-def load_conversation(path: Path, n: int) -> tuple[list[dict], list[str]]:
+def load_conversation(path: Path, n: int) -> tuple[list[dict[str, Any]], list[str]]:
     data = json.loads(path.read_text(encoding="utf-8"))
     conv = data["conversation"]
-    base: list[dict] = []
+    base: list[dict[str, Any]] = []
     k = 1
     while f"session_{k}" in conv:
         when = conv.get(f"session_{k}_date_time", "")
@@ -112,7 +113,9 @@ def main(argv: list[str] | None = None) -> int:
         build_context(q, history=history, max_tokens=args.max_tokens)
         passed.append(time.perf_counter() - a)
 
-    ms = lambda s: f"{s * 1000:.1f}"  # noqa: E731
+    def ms(seconds: float) -> str:
+        return f"{seconds * 1000:.1f}"
+
     load = os.getloadavg()
     print(f"session: {args.turns} turns ({size / 1e6:.1f} MB), appended in batches of 500 in {append_s:.2f} s; "
           f"imports: store {ms(import_store)} ms, context {ms(import_context)} ms")
