@@ -142,10 +142,22 @@ def raw_request(port: int, head: str, body: bytes = b"", timeout: float = 10.0) 
         sock.sendall(head.replace("\n", "\r\n").encode("latin-1") + b"\r\n\r\n" + body)
         data = b""
         with contextlib.suppress(OSError):
-            while b"\r\n\r\n" not in data:
+            while not _complete(data):
                 chunk = sock.recv(65536)
                 if not chunk:
                     break
                 data += chunk
     status = int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/") else 0
     return status, data
+
+
+def _complete(data: bytes) -> bool:
+    """Whether ``data`` holds a whole response: headers, and the body if a Content-Length says how long."""
+    head, sep, body = data.partition(b"\r\n\r\n")
+    if not sep:
+        return False
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return len(body) >= int(value.strip())
+    return True
