@@ -120,7 +120,7 @@ MUTATIONS = [
              LIMIT_TESTS),
     # -- server/cli_serve.py: the flags reach the server
     Mutation("serve: no connection cap", CS,
-             "limit_concurrency=limits.max_connections,", "limit_concurrency=None,", LIMIT_TESTS),
+             "limit_concurrency=limits.max_connections + 1,", "limit_concurrency=None,", LIMIT_TESTS),
     Mutation("serve: SSE responses by default", CS,
              "json_response=options.json_response,", "json_response=False,", LIMIT_TESTS),
     Mutation("serve: --max-sessions ignored", CS,

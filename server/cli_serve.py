@@ -218,7 +218,8 @@ def run_http(workspace: Any, options: HttpOptions, opener: Callable[[Path], Any]
             if not self.should_exit:
                 _announce(options, port, workspace)
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", limit_concurrency=limits.max_connections,
+    # uvicorn counts the connection being answered too: +1 so that max_connections are served.
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", limit_concurrency=limits.max_connections + 1,
                             timeout_graceful_shutdown=5)
     server.workspace_handle.warm_up()
     try:

@@ -122,6 +122,30 @@ def test_two_hundred_stalled_uploads_stay_bounded(http_server):
     assert status == 200
 
 
+def test_connection_cap(http_server):
+    """With --max-connections 4, four stalled requests hold every slot: the fifth gets 503 at once, and
+    service resumes when they go."""
+    srv = http_server("--max-connections", "4")
+    payload = json.dumps(INIT).encode()
+    head = _post_head(srv.port, 1000).replace("\n", "\r\n").encode() + b"\r\n\r\n"
+    stalled = []
+    try:
+        for _ in range(4):
+            sock = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+            sock.sendall(head + b"{")
+            stalled.append(sock)
+        time.sleep(0.5)
+        status, raw = raw_request(srv.port, _post_head(srv.port, len(payload)), body=payload, timeout=10)
+        assert status == 503, raw[:200]
+    finally:
+        for sock in stalled:
+            sock.close()
+    deadline = time.monotonic() + 30
+    while (status := raw_request(srv.port, _post_head(srv.port, len(payload)), body=payload, timeout=30)[0]) != 200:
+        assert time.monotonic() < deadline, status
+        time.sleep(0.2)
+
+
 async def test_session_table_is_bounded_and_sessions_expire(http_server):
     srv = http_server("--max-sessions", "3", "--session-idle-timeout", "2")
     async with http_client() as http:
