@@ -65,6 +65,30 @@ def test_body_caps_give_clear_errors(http_server):
     assert status == 200
 
 
+def test_declared_lengths_are_reserved_before_reading(http_server):
+    """Two stalled uploads that declared 64 KiB each use up a 128 KiB budget before sending a byte: a third,
+    small request gets 503 naming the flag, and succeeds once they are gone."""
+    srv = http_server("--max-body-bytes", "65536", "--max-buffered-bytes", "131072")
+    payload = json.dumps(INIT).encode()
+    head = _post_head(srv.port, 65536).replace("\n", "\r\n").encode() + b"\r\n\r\n"
+    stalled = []
+    try:
+        for _ in range(2):
+            sock = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+            sock.sendall(head)
+            stalled.append(sock)
+        time.sleep(0.5)
+        status, raw = raw_request(srv.port, _post_head(srv.port, len(payload)), body=payload, timeout=10)
+        assert status == 503 and b"--max-buffered-bytes" in raw, raw[:300]
+    finally:
+        for sock in stalled:
+            sock.close()
+    deadline = time.monotonic() + 30
+    while (status := raw_request(srv.port, _post_head(srv.port, len(payload)), body=payload, timeout=30)[0]) != 200:
+        assert time.monotonic() < deadline, status
+        time.sleep(0.2)
+
+
 def test_stalled_body_times_out(http_server):
     srv = http_server("--body-timeout", "1")
     with socket.create_connection(("127.0.0.1", srv.port), timeout=15) as sock:
