@@ -179,7 +179,7 @@ def condense_history(turns: Sequence[Packet], query_terms: Sequence[str], max_to
     candidates.sort(key=lambda c: (-c[0], -c[1]))  # most useful first, newer on ties
     picked: list[tuple[int, int, str]] = []
     used = 0
-    for score, t_index, s_index, line in candidates:
+    for _score, t_index, s_index, line in candidates:
         cost = counter.count(line) + 1
         if used + cost <= room:
             picked.append((t_index, s_index, line))

@@ -97,6 +97,10 @@ def gather_history(history: list[dict] | None) -> list[Packet]:
         out.append(Packet(source=P.HISTORY, id=str(turn.get("id") or f"turn-{i}"), content=_text(content),
                           role=role, timestamp=ts, position=i,
                           group=day_label(ts) if ts else ""))
+    if len(out) > 1 and len({p.role for p in out}) == 1:
+        # One speaker (a log, a notebook): a role label on every line would only cost tokens.
+        for p in out:
+            p.show_role = False
     return out
 
 

@@ -42,9 +42,11 @@ class Packet:
     importance: float | None = None   # memories, 0..1
     required: bool = False            # tools marked required, task state
     group: str = ""                   # history: the date its header shows (costed once per group)
+    show_role: bool = True            # history: False when every turn has the same role (it says nothing)
 
     # Filled by the select stage.
     relevance: float = 0.0
+    plain: float = 0.0                # plain BM25 of the query (the baseline's ranking), 0 = no term shared
     recency: float = 0.0
     score: float = 0.0
     tokens: int = 0

@@ -14,7 +14,7 @@ from collections import Counter, OrderedDict
 from typing import Any
 from collections.abc import Callable, Sequence
 
-from notes_store.analysis import index_terms, is_content_term, query_terms
+from notes_store.analysis import index_terms, is_cjk, is_content_term, query_terms
 
 _MAX_CACHED = 100_000
 _terms_cache: dict[str, tuple[str, ...]] = {}
@@ -48,6 +48,22 @@ def terms_of_query(query: str) -> list[str]:
     nothing else remains); index terms when the query analyzer finds none."""
     terms = query_terms(query) or list(dict.fromkeys(index_terms(query)))
     return [t for t in terms if is_content_term(t)] or terms
+
+
+# CJK bigrams that hold a particle or pronoun straddle word edges ("我叔", "叔是"): weak
+# evidence alone, but they tell "my uncle is..." from "their uncle said...", so they count a little.
+CJK_EDGE_WEIGHT = 0.5
+
+
+def weighted_query_terms(query: str) -> dict[str, float]:
+    """Query terms with weights: content terms 1, CJK edge bigrams CJK_EDGE_WEIGHT."""
+    content = terms_of_query(query)
+    weights = {t: 1.0 for t in content}
+    if CJK_EDGE_WEIGHT and content:
+        for t in query_terms(query):
+            if t not in weights and len(t) == 2 and is_cjk(t):
+                weights[t] = CJK_EDGE_WEIGHT
+    return weights
 
 
 class LexicalScorer:
@@ -124,10 +140,11 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
     if not texts:
         return []
     scorer = _scorer_for(tuple(texts))
-    qterms = terms_of_query(query)
+    weights = weighted_query_terms(query)
+    qterms = list(weights)
     if not qterms:
         return [0.0] * len(texts)
-    scores = scorer.bm25({t: 1.0 for t in qterms})
+    scores = scorer.bm25(weights)
     if coverage_weight:
         cov = scorer.coverage(qterms)
         scores = [s * ((1.0 - coverage_weight) + coverage_weight * c) for s, c in zip(scores, cov)]
@@ -139,6 +156,14 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
             scores = [s + m for s, m in zip(scores, more)]
     top = max(scores)
     return [s / top for s in scores] if top > 0 else scores
+
+
+def plain_bm25(query: str, texts: Sequence[str]) -> list[float]:
+    """BM25 of each text for every term of the query (no question-word filtering, coverage or
+    feedback): the baseline the selection guarantees its top turns to."""
+    if not texts:
+        return []
+    return _scorer_for(tuple(texts)).bm25({t: 1.0 for t in query_terms(query)})
 
 
 _scorers: OrderedDict[tuple[str, ...], LexicalScorer] = OrderedDict()

@@ -19,7 +19,9 @@ from collections.abc import Callable
 
 from . import packets as P
 from .packets import Packet
-from .relevance import lexical_relevance, spread_to_neighbours, terms_of
+from .links import adjacent_links, spread_along_links
+from .proximity import proximity
+from .relevance import lexical_relevance, plain_bm25, terms_of
 
 QUERY_TYPES = ("auto", "knowledge", "chat", "task")
 
@@ -45,8 +47,11 @@ class Profile:
     condensed_share: float     # budget set aside for the condensed earlier conversation
 
 
+PROXIMITY_WEIGHT = 1.0
+# The turns plain BM25 ranks first are taken before any other signal gets a say, until they fill
+# this share of the room: recency, neighbours and proximity can add turns, never push these out.
+BM25_RESERVED_SHARE = 0.3
 RECENT_BONUS = 1.0  # enough to outrank any relevance: the latest turns are the conversation's present
-SEGMENTS = True  # relevance does not spread across a day boundary (a new session is a new topic)
 
 PROFILES: dict[str, Profile] = {
     "knowledge": Profile(0.9, 0.05, 0.05, {
@@ -91,13 +96,23 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     """Fill relevance, recency and score of every candidate (in place)."""
     lexical = [p for p in candidates if p.source in (P.HISTORY, P.TOOL_RESULT, P.DOCUMENT)
                or (p.source in (P.NOTE, P.MEMORY) and not p.given_score)]
-    for p, rel in zip(lexical, lexical_relevance(query, [_searchable(p) for p in lexical])):
+    texts = [_searchable(p) for p in lexical]
+    rels = lexical_relevance(query, texts)
+    if PROXIMITY_WEIGHT:
+        # A run of the query's words in its order is stronger evidence than the same words apart.
+        near = proximity(query, texts, [i for i, r in enumerate(rels) if r > 0])
+        rels = [r * (1.0 + PROXIMITY_WEIGHT * near.get(i, 0.0)) for i, r in enumerate(rels)]
+        top = max(rels, default=0.0)
+        rels = [r / top for r in rels] if top > 0 else rels
+    for p, rel, plain in zip(lexical, rels, plain_bm25(query, texts)):
         p.relevance = rel
+        p.plain = plain
     history = sorted((p for p in candidates if p.source == P.HISTORY), key=lambda p: p.position)
     if history and profile.neighbour_weight:
-        segments = [p.group for p in history] if SEGMENTS else None
-        spread = spread_to_neighbours([p.relevance for p in history], profile.neighbour_weight,
-                                      segments=segments)
+        # Relevance spreads only between turns the history's own text shows to be connected.
+        links = adjacent_links([p.content for p in history], [p.role for p in history],
+                               [p.group for p in history])
+        spread = spread_along_links([p.relevance for p in history], links, profile.neighbour_weight)
         top = max(spread) or 1.0
         for p, s in zip(history, spread):
             p.relevance = s / top
@@ -124,14 +139,11 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
             p.score += RECENT_BONUS
 
 
-DATE_TERMS = True
-
-
 def _searchable(p: Packet) -> str:
     """The text relevance is computed on: title and content, and for history the turn's month
     and year, so "what did we do in June 2023?" finds turns from then."""
     text = f"{p.title}\n{p.content}" if p.title else p.content
-    if DATE_TERMS and p.source == P.HISTORY and p.timestamp is not None:
+    if p.source == P.HISTORY and p.timestamp is not None:
         text = text + _month_terms(p.timestamp.year, p.timestamp.month)
     return text
 
@@ -269,6 +281,18 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
         admit(p)
         return True
 
+    # 0. Plain BM25's best turns, whatever the other signals say (see BM25_RESERVED_SHARE).
+    reserved_room = int(BM25_RESERVED_SHARE * min(available, caps_max.get("history", 0)))
+    if reserved_room > 0:
+        by_plain = sorted((i for i, p in enumerate(pool) if p.source == P.HISTORY and p.plain > 0),
+                          key=lambda i: -pool[i].plain)
+        spent = 0
+        for i in by_plain:
+            if spent + pool[i].tokens > reserved_room:
+                continue
+            before = sel.used
+            if try_take(i, pool[i], None):
+                spent += sel.used - before
     # 1. Minimum shares: every source that has candidates gets its floor first.
     for share in sorted(present, key=lambda s: -profile.shares[s][0]):
         for i, p in enumerate(pool):

@@ -36,7 +36,7 @@ KEY_EVIDENCE_MAX = 3
 def packet_text(p: Packet) -> str:
     """The exact text a packet contributes (one or more lines, no trailing newline)."""
     if p.source == P.HISTORY:
-        return f"{p.role}: {p.content}"
+        return f"{p.role}: {p.content}" if p.show_role else p.content
     if p.source in (P.NOTE, P.MEMORY):
         tag = [f"{p.source} {p.id}"]
         if p.label:

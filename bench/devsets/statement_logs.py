@@ -169,7 +169,7 @@ def generate_log(lang: str, seed: int, *, with_timestamps: bool = False,
             fact = facts[k]
             v = rng.choice(fact.values)
             items.append((_cap(rng.choice(fact.statements).format(who=who, v=v)), (who, v, fact)))
-        for _ in range(rng.randint(5, 9)):
+        for _ in range(rng.randint(8, 14)):
             if rng.random() < 0.25:
                 items.append((rng.choice(spec["pronoun_fillers"].split("|")), None))
             else:
