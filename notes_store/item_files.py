@@ -270,12 +270,31 @@ class ItemFiles:
         with self._lock:
             self._unreadable.pop(self.key(item_id), None)
 
+    def _special_files(self) -> dict[str, str]:
+        """``*.md`` entries that are neither regular files nor links (FIFOs, sockets, devices, folders).
+
+        Folder scans skip them, so they are found here; ``d_type`` answers without a ``stat``.
+        """
+        out: dict[str, str] = {}
+        try:
+            with os.scandir(self.folder) as it:
+                for de in it:
+                    if (de.name.endswith(".md") and not de.name.startswith(".")
+                            and not de.is_symlink() and not de.is_file(follow_symlinks=False)):
+                        out[f"{self.collection.folder_name}/{de.name}"] = (
+                            "is not a regular file (a FIFO, socket, device or folder); remove it or rename it "
+                            "so it does not end in .md")
+        except OSError:
+            pass
+        return out
+
     def unreadable(self) -> list[dict[str, str]]:
         """Files of this kind that cannot be read: what the workspace's scans found, plus files that
         failed when read by id (e.g. a FIFO, or a file that became unreadable after it was indexed).
         Each is ``{"path": "<folder>/<name>", "reason": "..."}``."""
         folder = self.collection.folder_name + "/"
         found = {p.path: p.reason for p in list(self.ws.problems.values()) if p.path.startswith(folder)}
+        found.update(self._special_files())
         with self._lock:
             extra = dict(self._unreadable)
         for key, reason in extra.items():

@@ -264,8 +264,16 @@ def test_failing_commit_is_a_warning_and_the_note_is_saved(tmp_path, git_env):
         note = ws.notes.create("Saved anyway", "content")
         warnings = ws.take_warnings()
         assert len(warnings) == 1 and "not in a Git repository" in warnings[0] and note.id in warnings[0]
+        assert note.warnings == warnings and note.to_dict()["warnings"] == warnings  # on the result too
         assert ws.notes.read(note.id).content == "content"
         assert ws.take_warnings() == []  # taken once
+        updated = ws.notes.update(note.id, content="more")
+        assert len(updated.warnings) == 1 and "not in a Git repository" in updated.warnings[0]
+        memory = ws.memory.add("saved memory", memory_type="semantic")
+        assert len(memory.warnings) == 1 and memory.id in memory.warnings[0]
+        gone = ws.notes.delete(updated.id)
+        assert len(gone["warnings"]) == 1 and "not in a Git repository" in gone["warnings"][0]
+        ws.take_warnings()
 
     root = tmp_path / "repo"
     init_workspace(root, git=True)
@@ -275,6 +283,8 @@ def test_failing_commit_is_a_warning_and_the_note_is_saved(tmp_path, git_env):
         note = ws.notes.create("No identity", "still saved")
         warnings = ws.take_warnings()
         assert len(warnings) == 1 and "user.name" in warnings[0] and "saved but not committed" in warnings[0]
+        assert note.warnings == warnings
+        assert ws.notes.read(note.id).warnings == []  # a read raises none
         assert ws.notes.search("identity").hits[0].note.id == note.id
     assert len(log_subjects(root)) == 1
 
@@ -294,16 +304,35 @@ def test_autocommit_settings_flag_env_and_config_file(tmp_path, git_env):
         assert configure_autocommit(ws, None) is True
 
 
-def test_memory_access_only_changes_are_not_committed(tmp_path):
+def test_recall_leaves_git_status_clean_and_ranking_keeps_the_counts(tmp_path):
     root = tmp_path / "ws"
-    init_workspace(root, git=True)
+    init_workspace(root, git=True, autocommit=True)
     with open_workspace(root) as ws:
-        enable_autocommit(ws)
-        memory = ws.memory.add("Deploys happen on Fridays", memory_type="semantic")
-        before = len(log_subjects(root))
-        ws.memory.read(memory.id)  # counts an access: rewrites the file's statistics
-        assert ws.take_warnings() == []
-    assert len(log_subjects(root)) == before
+        assert autocommit_enabled(ws)
+        memory = ws.memory.add("Deploys happen on Fridays", memory_type="episodic")
+        other = ws.memory.add("Deploys are announced in the ops channel", memory_type="episodic")
+        assert git(root, "status", "--porcelain") == ""
+        commits = len(log_subjects(root))
+        for _ in range(3):
+            hits = ws.memory.search("fridays deploys").hits
+            assert hits[0].memory.id == memory.id
+        ws.memory.read(memory.id)
+        ws.memory.list(sort="accessed_desc")
+        ws.flush()
+        assert git(root, "status", "--porcelain", "--untracked-files=all") == ""
+        assert len(log_subjects(root)) == commits
+        assert ws.memory.read(memory.id).access_count == 3
+        # Ranking uses the counts: episodic -> semantic promotes by access count.
+        moved = ws.memory.consolidate("episodic", "semantic", min_access_count=3, dry_run=True).moved
+        assert [m.memory.id for m in moved] == [memory.id] and other.id not in [m.memory.id for m in moved]
+        # A rebuild of the index keeps the statistics (they are not in the index).
+        ws.rebuild()
+        assert ws.memory.read(memory.id).access_count == 3
+        # A real change is still committed, and the file still has no statistics in it.
+        ws.memory.update(memory.id, importance=0.9)
+        assert len(log_subjects(root)) == commits + 1
+        assert "access_count" not in (root / "memory" / f"{memory.id}.md").read_text()
+        assert git(root, "status", "--porcelain") == ""
 
 
 def test_commit_message_is_one_short_line():
