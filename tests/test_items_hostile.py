@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 import pytest
 
@@ -121,7 +123,7 @@ def test_yaml_aliases_and_anchors_are_refused(ws):
     start = time.monotonic()
     for note_id in ("laughs", "tagbomb"):
         with pytest.raises(InvalidInput) as err:
-            within(lambda: ws.notes.read(note_id))
+            within(partial(ws.notes.read, note_id))
         assert "unreadable" in str(err.value)
         assert "anchor" in str(err.value) or "front matter is" in str(err.value)
     unreadable = {u["path"]: u["reason"] for u in within(ws.notes.summary).unreadable}
@@ -190,7 +192,7 @@ def test_oversized_files_are_unreadable_and_never_read_whole(tmp_path):
             write(path, f"---\nid: {item_id}\n---\nstart\n")
             os.truncate(path, 8 << 30)  # 8 GiB, sparse: reading it whole would take minutes
             with pytest.raises(InvalidInput, match="over the limit of 2000 bytes"):
-                within(lambda: read(item_id))
+                within(partial(read, item_id))
         assert "notes/huge.md" in {u["path"] for u in w.notes.summary().unreadable}
         assert "memory/mem_huge.md" in {u["path"] for u in w.memory.summary().unreadable}
         # Just inside the limit is fine.
@@ -209,12 +211,12 @@ def test_long_queries_are_refused_with_the_limit(ws):
     many_terms = " ".join(f"w{i}" for i in range(150))
     for search in (ws.notes.search, ws.memory.search):
         with pytest.raises(InvalidInput, match="over the limit of 2000"):
-            within(lambda: search(long_text))
+            within(partial(search, long_text))
         with pytest.raises(InvalidInput, match="search terms, over the limit of 100"):
-            within(lambda: search(many_terms))
+            within(partial(search, many_terms))
         with pytest.raises(InvalidInput, match="search terms"):
-            within(lambda: search("\"" + "重构数据模型层" * 20 + "\""))
-        assert within(lambda: search("alpha beta"))  # a normal query still works
+            within(partial(search, "\"" + "重构数据模型层" * 20 + "\""))
+        assert within(partial(search, "alpha beta"))  # a normal query still works
 
 
 def test_store_errors_are_store_errors(ws):
