@@ -211,7 +211,7 @@ class HttpLimits:
         for flag, seconds in (("--body-timeout", self.body_timeout),
                               ("--session-idle-timeout", self.session_idle_timeout)):
             if not (math.isfinite(seconds) and seconds > 0):
-                raise ValueError(f"{flag} {seconds} must be a positive number of seconds")
+                raise ValueError(f"{flag} {seconds:g} must be a positive number of seconds")
         if self.max_buffered_bytes < self.max_body_bytes:
             raise ValueError(f"--max-buffered-bytes {self.max_buffered_bytes} is smaller than --max-body-bytes "
                              f"{self.max_body_bytes}: no request of the maximum size could ever be accepted")

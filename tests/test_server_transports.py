@@ -121,3 +121,32 @@ def test_non_loopback_without_token_is_refused(tmp_path):
     assert "without a token" in proc.stderr and proc.stdout == ""
 
 
+
+
+@pytest.mark.parametrize("flags,expected", [
+    (["--max-body-bytes", "0"], "--max-body-bytes 0 must be a positive number"),
+    (["--max-connections", "-1"], "--max-connections -1 must be a positive number"),
+    (["--max-buffered-bytes", "10"], "is smaller than --max-body-bytes"),
+    (["--body-timeout", "nan"], "--body-timeout nan must be a positive number of seconds"),
+    (["--session-idle-timeout", "0"], "--session-idle-timeout 0 must be"),
+    (["--allowed-host", "http://x"], "is not a host name"),
+    (["--port", "70000"], "is not a valid port"),
+])
+def test_bad_http_flags_are_one_line_errors(tmp_path, capsys, monkeypatch, flags, expected):
+    import server.cli_serve as cli_serve
+    from server.cli import main as cli_main
+    monkeypatch.setattr(cli_serve, "run_http", lambda *a, **k: pytest.fail("would have served"))
+    code = cli_main(["serve", "--http", *flags, "--workspace", str(tmp_path / "ws")])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and expected in err, err
+
+
+def test_port_in_use_is_a_one_line_error(tmp_path):
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        proc = run_cli(["serve", "--http", "--port", str(taken.getsockname()[1]), "--workspace", str(tmp_path / "ws")],
+                       timeout=60)
+    assert proc.returncode == 2 and "Address already in use" in proc.stderr and "--port" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
