@@ -118,6 +118,12 @@ MUTATIONS = [
     Mutation("http: budget never released", HS,
              "        finally:\n            self.buffered -= reserved\n", "        finally:\n            pass\n",
              LIMIT_TESTS),
+    Mutation("http: open-connection cap not applied", HS,
+             "            if len(self.connections) > limits.max_open_connections:\n",
+             "            if False:\n", LIMIT_TESTS),
+    Mutation("http: silent connections never closed", HS,
+             "            if self.cycle is None and not self.transport.is_closing():  # no request head yet\n",
+             "            if False:\n", LIMIT_TESTS),
     # -- server/cli_serve.py: the flags reach the server
     Mutation("serve: no connection cap", CS,
              "limit_concurrency=limits.max_connections + 1,", "limit_concurrency=None,", LIMIT_TESTS),

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .http_security import HttpLimits, harden, normalise_allowed_hosts, transport_security
+from .http_security import HttpLimits, capped_h11_protocol, harden, normalise_allowed_hosts, transport_security
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -41,7 +41,8 @@ def register(subparsers: Any) -> None:
     d = HttpLimits()
     limits = p.add_argument_group("HTTP limits (with --http)")
     limits.add_argument("--max-connections", type=int, default=d.max_connections, metavar="N",
-                        help=f"concurrent connections; beyond them requests get 503 (default {d.max_connections})")
+                        help="connections served at once; up to as many again get 503, further ones are closed "
+                             f"on arrival (default {d.max_connections})")
     limits.add_argument("--max-body-bytes", type=int, default=d.max_body_bytes, metavar="BYTES",
                         help=f"largest request body; larger gets 413 (default {d.max_body_bytes})")
     limits.add_argument("--max-buffered-bytes", type=int, default=d.max_buffered_bytes, metavar="BYTES",
@@ -49,6 +50,9 @@ def register(subparsers: Any) -> None:
                              f"(default {d.max_buffered_bytes})")
     limits.add_argument("--body-timeout", type=float, default=d.body_timeout, metavar="SECONDS",
                         help=f"a request body must arrive within this, else 408 (default {d.body_timeout:g})")
+    limits.add_argument("--header-timeout", type=float, default=d.header_timeout, metavar="SECONDS",
+                        help=f"a new connection must send its request headers within this, else it is closed "
+                             f"(default {d.header_timeout:g})")
     limits.add_argument("--max-sessions", type=int, default=d.max_sessions, metavar="N",
                         help=f"open MCP sessions; a new one beyond them gets 503 (default {d.max_sessions})")
     limits.add_argument("--session-idle-timeout", type=float, default=d.session_idle_timeout, metavar="SECONDS",
@@ -82,7 +86,8 @@ def serve(args: argparse.Namespace, _ws: Any) -> tuple[Any, Any]:
                               limits=HttpLimits(max_connections=args.max_connections,
                                                 max_body_bytes=args.max_body_bytes,
                                                 max_buffered_bytes=args.max_buffered_bytes,
-                                                body_timeout=args.body_timeout, max_sessions=args.max_sessions,
+                                                body_timeout=args.body_timeout, header_timeout=args.header_timeout,
+                                                max_sessions=args.max_sessions,
                                                 session_idle_timeout=args.session_idle_timeout))
         options.check()
         run_http(workspace, options, _opener(args))
@@ -220,7 +225,7 @@ def run_http(workspace: Any, options: HttpOptions, opener: Callable[[Path], Any]
 
     # uvicorn counts the connection being answered too: +1 so that max_connections are served.
     config = uvicorn.Config(app, log_level="warning", lifespan="on", limit_concurrency=limits.max_connections + 1,
-                            timeout_graceful_shutdown=5)
+                            http=capped_h11_protocol(limits), timeout_graceful_shutdown=5)
     server.workspace_handle.warm_up()
     try:
         AnnouncingServer(config).run(sockets=[sock])

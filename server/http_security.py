@@ -200,6 +200,12 @@ class HttpLimits:
     body_timeout: float = 30.0           # --body-timeout: a body must arrive within this (408 after)
     max_sessions: int = 256              # --max-sessions: stateful MCP sessions (503 beyond)
     session_idle_timeout: float = 600.0  # --session-idle-timeout: an idle session is closed after this
+    header_timeout: float = 10.0         # --header-timeout: a new connection must send its request head by then
+
+    @property
+    def max_open_connections(self) -> int:
+        """Open TCP connections at most: ``max_connections`` served, as many again answered 503, then closed."""
+        return 2 * self.max_connections
 
     def check(self) -> None:
         """Raise ValueError naming the flag when a limit is unusable."""
@@ -208,7 +214,7 @@ class HttpLimits:
                             ("--max-sessions", self.max_sessions)):
             if value <= 0:
                 raise ValueError(f"{flag} {value} must be a positive number")
-        for flag, seconds in (("--body-timeout", self.body_timeout),
+        for flag, seconds in (("--body-timeout", self.body_timeout), ("--header-timeout", self.header_timeout),
                               ("--session-idle-timeout", self.session_idle_timeout)):
             if not (math.isfinite(seconds) and seconds > 0):
                 raise ValueError(f"{flag} {seconds:g} must be a positive number of seconds")
@@ -305,6 +311,33 @@ class BodyBudgetMiddleware:
         await send_json_error(send, 503, "server_busy",
                               f"too many request bytes in flight (over {self.limits.max_buffered_bytes} bytes, "
                               "--max-buffered-bytes); retry shortly", [(b"retry-after", b"1")], close=True)
+
+
+def capped_h11_protocol(limits: HttpLimits) -> type:
+    """uvicorn's h11 protocol with two limits uvicorn lacks, both applied per TCP connection.
+
+    uvicorn's ``limit_concurrency`` answers 503 only once a request head has arrived, so connections that
+    send nothing (or their head byte by byte) would pile up unbounded. Here a connection beyond
+    ``max_open_connections`` is closed as soon as it is accepted, and one that has not completed its first
+    request head within ``header_timeout`` seconds is closed.
+    """
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class CappedH11Protocol(H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            if len(self.connections) > limits.max_open_connections:
+                log.warning("closing a new connection: %d open (limit %d, --max-connections %d)",
+                            len(self.connections) - 1, limits.max_open_connections, limits.max_connections)
+                transport.close()
+                return
+            self.loop.call_later(limits.header_timeout, self._close_if_silent)
+
+        def _close_if_silent(self) -> None:
+            if self.cycle is None and not self.transport.is_closing():  # no request head yet
+                self.transport.close()
+
+    return CappedH11Protocol
 
 
 def harden(app: ASGIApp, *, allowed_hosts: Iterable[str] = (), token: str | None = None,

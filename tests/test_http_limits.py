@@ -98,6 +98,15 @@ def test_stalled_body_times_out(http_server):
         assert time.monotonic() - started < 10
 
 
+def test_silent_connection_closed_after_header_timeout(http_server):
+    srv = http_server("--header-timeout", "1")
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=15) as sock:
+        started = time.monotonic()
+        with contextlib.suppress(ConnectionResetError):
+            assert sock.recv(100) == b""
+        assert time.monotonic() - started < 10
+
+
 def test_two_hundred_stalled_uploads_stay_bounded(http_server):
     """200 connections each declare a body of 4 MiB - 10 bytes, send part of it and stall.
 
@@ -161,6 +170,15 @@ def test_connection_cap(http_server):
         time.sleep(0.5)
         status, raw = raw_request(srv.port, _post_head(srv.port, len(payload)), body=payload, timeout=10)
         assert status == 503, raw[:200]
+        # Silent connections (no request head yet) are held up to 2 x 4 open in all; the next is closed
+        # on arrival, before sending anything.
+        for _ in range(4):
+            stalled.append(socket.create_connection(("127.0.0.1", srv.port), timeout=10))
+        time.sleep(0.5)
+        with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as extra:
+            extra.settimeout(5)
+            with contextlib.suppress(ConnectionResetError):
+                assert extra.recv(100) == b""  # closed by the server
     finally:
         for sock in stalled:
             sock.close()
