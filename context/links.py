@@ -32,7 +32,7 @@ SHORT_REPLY_TERMS = 4        # a reply with at most this many content terms lean
 PRIOR_SCALE = 0.45           # excess adjacent linking (dialogue: ~0.4) that counts as fully linked
 FAR_OFFSET = 17              # "far apart" when sampling the history's background linking rate
 
-_cache: OrderedDict[tuple, list[float]] = OrderedDict()
+_cache: OrderedDict[tuple[object, ...], list[float]] = OrderedDict()
 
 
 def adjacent_links(texts: Sequence[str], roles: Sequence[str | None],

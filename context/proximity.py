@@ -47,7 +47,8 @@ def units(text: str) -> str:
                 out.append(_code(stem_word(m.group(0).lower())))
             out.append(" ")  # a break between tokens: runs never cross punctuation or spaces
         return "".join(out)
-    return _cached(_units_cache, text, compute)
+    found: str = _cached(_units_cache, text, compute)
+    return found
 
 
 def _has_content(run: str) -> bool:

@@ -9,11 +9,11 @@ feedback to reach turns that use the answer's words rather than the question's.
 
 from __future__ import annotations
 
-import math
 from collections import Counter, OrderedDict
 from typing import Any
 from collections.abc import Callable, Sequence
 
+from notes_store.bm25 import B as BM25_B, K1 as BM25_K1, idf as bm25_idf
 from notes_store.analysis import index_terms, is_cjk, is_content_term, query_terms
 
 _MAX_CACHED = 100_000
@@ -23,16 +23,18 @@ _tf_cache: dict[tuple[str, ...], dict[str, int]] = {}
 
 def terms_of(text: str) -> tuple[str, ...]:
     """Index terms of ``text``, cached (the same history is scored on every call)."""
-    return _cached(_terms_cache, text, lambda: tuple(index_terms(text)))
+    found: tuple[str, ...] = _cached(_terms_cache, text, lambda: tuple(index_terms(text)))
+    return found
 
 
 def _term_frequencies(doc: Sequence[str]) -> dict[str, int]:
     """Term -> count of a document, cached (the same turns are scored on every call; read-only)."""
     key = tuple(doc)
-    return _cached(_tf_cache, key, lambda: dict(Counter(key)))
+    found: dict[str, int] = _cached(_tf_cache, key, lambda: dict(Counter(key)))
+    return found
 
 
-def _cached(cache: dict, key: Any, compute: Callable[[], Any]) -> Any:
+def _cached(cache: dict[Any, Any], key: Any, compute: Callable[[], Any]) -> Any:
     """``cache[key]``, computed on a miss; the cache is emptied when it reaches ``_MAX_CACHED``."""
     value = cache.get(key)
     if value is None:
@@ -73,8 +75,8 @@ class LexicalScorer:
     terms, a history has thousands, and the history changes on every call.
     """
 
-    K1 = 1.2
-    B = 0.75
+    K1 = BM25_K1
+    B = BM25_B
 
     def __init__(self, docs: Sequence[Sequence[str]]) -> None:
         self.n = len(docs)
@@ -92,8 +94,7 @@ class LexicalScorer:
         return found
 
     def idf(self, term: str) -> float:
-        df = len(self.postings(term))
-        return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
+        return bm25_idf(self.n, len(self.postings(term)))
 
     def bm25(self, weights: dict[str, float]) -> list[float]:
         """BM25 of each document for weighted query terms."""
@@ -129,7 +130,7 @@ class LexicalScorer:
         for i in ranked[:top_docs]:
             hits.update(t for t in self.tfs[i] if t not in qset)
         scored = {t: c * self.idf(t) for t, c in hits.items() if c >= 2}
-        best = sorted(scored, key=scored.get, reverse=True)[:max_terms]
+        best = sorted(scored, key=scored.__getitem__, reverse=True)[:max_terms]
         top = max((scored[t] for t in best), default=1.0)
         return {t: scored[t] / top for t in best}
 

@@ -1,24 +1,44 @@
-"""Text analysis shared by the index and the context builder.
+"""Text analysis shared by the index and the context builder: pure functions, no search engine.
 
-English words are lower-cased, stop-word filtered and stemmed (Porter2). Runs of
-CJK characters have no spaces between words, so they are indexed as overlapping
-character bigrams plus single characters: a word such as ``重构`` is then found
-inside ``已完成数据模型层的重构`` with no dictionary to load (jieba costs ~1 s to
-load and ~9 ms per page; bigrams cost microseconds and find every substring of
-two or more characters).
+Text is folded with NFKC first (full-width ``ｄｅｐｌｏｙ`` is ``deploy``, ``①`` is ``1``).
+English words are lower-cased, stop-word filtered and stemmed (Porter2). Runs of CJK
+characters have no spaces between words, so they are indexed as overlapping character
+bigrams plus single characters: a word such as ``重构`` is then found inside
+``已完成数据模型层的重构`` with no dictionary to load (jieba costs ~1 s to load and ~9 ms per
+page; bigrams cost microseconds and find every substring of two or more characters).
+Emoji are kept, one term each, so an emoji-only query finds the notes that hold it.
+
+The Whoosh adapter (``ANALYZER``) lives in ``whoosh_analyzer`` and wraps ``analyze``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import unicodedata
 from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-from whoosh.analysis import LowercaseFilter, StemFilter, StopFilter, Token, Tokenizer
+if TYPE_CHECKING:  # the adapter is imported on first use (see __getattr__ below)
+    from .whoosh_analyzer import ANALYZER as ANALYZER
+    from .whoosh_analyzer import MixedTokenizer as MixedTokenizer
+    from .whoosh_analyzer import make_analyzer as make_analyzer
+
+# The stemming algorithm is a pure function (it imports only ``re``); no index code is loaded.
 from whoosh.lang.porter2 import stem as _porter2_stem
 
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-TOKEN_RE = re.compile(rf"(?P<cjk>[{CJK_CHARS}]+)|(?P<word>[^\W_{CJK_CHARS}]+)")
+# Pictographs, dingbats and symbols that people use as words (🚀, ✅, ☕); variation selectors,
+# joiners and skin tones that follow one belong to it.
+EMOJI_CHARS = "\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff"
+_EMOJI_TAIL = "\ufe0f\u200d\U0001f3fb-\U0001f3ff"
+TOKEN_RE = re.compile(rf"(?P<cjk>[{CJK_CHARS}]+)|(?P<word>[^\W_{CJK_CHARS}]+)"
+                      rf"|(?P<emoji>[{EMOJI_CHARS}][{_EMOJI_TAIL}]*)")
+# Whoosh's default English stop words: the index has always dropped exactly these.
+STOP_WORDS = frozenset(
+    "a an and are as at be by can for from have if in is it may not of on or tbd that the this to us "
+    "we when will with yet you your".split())
 
 
 def is_cjk(term: str) -> bool:
@@ -27,71 +47,80 @@ def is_cjk(term: str) -> bool:
     return m is not None and m.group("cjk") is not None
 
 
-class MixedTokenizer(Tokenizer):
-    """Words for alphabetic scripts, unigrams + bigrams for CJK runs.
-
-    Positions: a CJK bigram shares the position of its first character's
-    unigram, so a phrase of consecutive bigrams matches consecutive positions.
-    In ``mode="query"`` a CJK run yields only its bigrams (or the single
-    character of a one-character run): a query word must match as a whole.
-    """
-
-    def __call__(self, value: str, positions: bool = False, chars: bool = False,
-                 keeporiginal: bool = False, removestops: bool = True,
-                 start_pos: int = 0, start_char: int = 0, tokenize: bool = True,
-                 mode: str = "", **kwargs) -> Iterator[Token]:
-        t = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
-        pos = start_pos
-        query = mode == "query"
-        for m in TOKEN_RE.finditer(value):
-            run = m.group("cjk")
-            if run is None:
-                yield _fill(t, m.group(0), pos, start_char + m.start(), start_char + m.end(),
-                            positions, chars, keeporiginal)
-                pos += 1
-                continue
-            base = start_char + m.start()
-            n = len(run)
-            for i in range(n):
-                if not query or n == 1:
-                    yield _fill(t, run[i], pos, base + i, base + i + 1, positions, chars, keeporiginal)
-                if i + 1 < n:
-                    yield _fill(t, run[i:i + 2], pos, base + i, base + i + 2, positions, chars, keeporiginal)
-                pos += 1
-
-
-def _fill(t: Token, text: str, pos: int, start: int, end: int,
-          positions: bool, chars: bool, keeporiginal: bool) -> Token:
-    t.text = text
-    t.boost = 1.0
-    t.stopped = False
-    if keeporiginal:
-        t.original = text
-    if positions:
-        t.pos = pos
-    if chars:
-        t.startchar = start
-        t.endchar = end
-    return t
-
-
+@lru_cache(maxsize=50_000)
 def stem_word(word: str) -> str:
     """English stemming (Porter2: ``running`` -> ``run``); other scripts pass through."""
-    return _porter2_stem(word)
+    stemmed: str = _porter2_stem(word)
+    return stemmed
 
 
-def make_analyzer():
-    """The analyzer used for every text field of the index."""
-    return (MixedTokenizer() | LowercaseFilter() | StopFilter(minsize=1, renumber=False)
-            | StemFilter(stemfn=stem_word, cachesize=50000))
+def fold(text: str) -> str:
+    """NFKC folding (full-width and compatibility forms to their plain form); ASCII is left as is."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
 
 
-ANALYZER = make_analyzer()
+@dataclass(frozen=True)
+class Term:
+    """One analysed term: its text, position and the span of the original text it came from."""
+
+    text: str
+    pos: int
+    start: int
+    end: int
+    stopped: bool = False
+
+
+def analyze(value: str, *, mode: str = "index", removestops: bool = True) -> Iterator[Term]:
+    """The terms of ``value``: folded, lower-cased, stop words dropped, English stemmed.
+
+    Positions: a CJK bigram shares the position of its first character's unigram, so a phrase
+    of consecutive bigrams matches consecutive positions. In ``mode="query"`` a CJK run yields
+    only its bigrams (or the single character of a one-character run): a query word must match
+    as a whole. Stop words keep their position (``stopped``) when ``removestops`` is False.
+    """
+    pos = 0
+    query = mode == "query"
+    for m in TOKEN_RE.finditer(value):
+        kind = m.lastgroup
+        raw = m.group(0)
+        if kind == "word":
+            word = fold(raw).lower()
+            if word in STOP_WORDS:
+                if not removestops:
+                    yield Term(word, pos, m.start(), m.end(), stopped=True)
+            else:
+                yield Term(stem_word(word), pos, m.start(), m.end())
+            pos += 1
+            continue
+        if kind == "emoji":
+            yield Term(raw.replace("\ufe0f", ""), pos, m.start(), m.end())
+            pos += 1
+            continue
+        run = fold(raw)
+        base = m.start()
+        n = len(run)
+        last = len(raw)
+        for i in range(n):
+            # Offsets into the original run (folding may change its length: clamp).
+            s, e1, e2 = base + min(i, last - 1), base + min(i + 1, last), base + min(i + 2, last)
+            if not query or n == 1:
+                yield Term(run[i], pos, s, e1)
+            if i + 1 < n:
+                yield Term(run[i:i + 2], pos, s, e2)
+            pos += 1
 
 
 def index_terms(text: str) -> list[str]:
     """The terms the index stores for ``text`` (CJK unigrams and bigrams included)."""
-    return [t.text for t in ANALYZER(text)]
+    return [t.text for t in analyze(text)]
+
+
+def __getattr__(name: str) -> Any:
+    """``ANALYZER`` and ``make_analyzer``: the Whoosh adapter, loaded only when asked for."""
+    if name in ("ANALYZER", "make_analyzer", "MixedTokenizer"):
+        from . import whoosh_analyzer
+        return getattr(whoosh_analyzer, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -123,12 +152,12 @@ def query_units(query: str) -> list[QueryUnit]:
     pieces.append((query[last:], False))
     for text, quoted in pieces:
         if quoted:
-            terms = tuple(t.text for t in ANALYZER(text, mode="query"))
+            terms = tuple(t.text for t in analyze(text, mode="query"))
             if terms:
                 units.append(QueryUnit(terms))
             continue
         for m in TOKEN_RE.finditer(text):
-            terms = tuple(t.text for t in ANALYZER(m.group(0), mode="query"))
+            terms = tuple(t.text for t in analyze(m.group(0), mode="query"))
             if terms:
                 units.append(QueryUnit(terms))
     return units

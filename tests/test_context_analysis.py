@@ -1,0 +1,38 @@
+"""The shared analyzer: NFKC folding, emoji terms, and the same terms with and without Whoosh."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from notes_store.analysis import ANALYZER, analyze, index_terms, query_terms
+
+
+def test_full_width_latin_folds_to_ascii_in_text_and_query():
+    assert index_terms("ｄｅｐｌｏｙ the service") == index_terms("deploy the service")
+    assert query_terms("ｄｅｐｌｏｙ") == ["deploy"]
+
+
+def test_emoji_are_terms_and_emoji_only_queries_have_terms():
+    assert "🚀" in index_terms("ship it 🚀 today")
+    assert query_terms("🚀") == ["🚀"]
+    assert query_terms("✅️") == ["✅"]  # the variation selector belongs to the emoji
+
+
+def test_whoosh_adapter_yields_exactly_the_pure_terms_with_original_spans():
+    text = "Ｄｅｐｌｏｙ 重构了数据层 and ran tests ✅"
+    pure = [(t.text, t.pos, text[t.start:t.end]) for t in analyze(text)]
+    adapted = [(t.text, t.pos, text[t.startchar:t.endchar])
+               for t in ANALYZER(text, positions=True, chars=True)]
+    assert adapted == pure
+    assert ("deploy", 0, "Ｄｅｐｌｏｙ") in pure
+
+
+def test_pure_analysis_does_not_load_the_index_engine():
+    # notes_store/__init__ loads the store and its index; the analysis module itself must not.
+    code2 = ("import importlib.util, sys; spec = importlib.util.spec_from_file_location('a', "
+             "'notes_store/analysis.py'); m = importlib.util.module_from_spec(spec); sys.modules['a'] = m; "
+             "spec.loader.exec_module(m); m.index_terms('x'); print('whoosh.analysis' in sys.modules)")
+    out2 = subprocess.run([sys.executable, "-c", code2], capture_output=True, text=True, timeout=60)
+    assert out2.returncode == 0, out2.stderr
+    assert out2.stdout.strip() == "False"
