@@ -7,11 +7,11 @@ was dropped, compressed and why.
 """
 
 from .builder import build_context
-from .errors import ContextError
+from .errors import ContextCancelled, ContextError
 from .result import ContextResult
 from .sources import Evidence, EvidenceProvider
 from .structure import MESSAGE_OVERHEAD_TOKENS, messages_tokens
 from .tokens import TokenCounter, count_tokens, get_encoding
 
-__all__ = ["build_context", "ContextError", "ContextResult", "Evidence", "EvidenceProvider",
+__all__ = ["build_context", "ContextCancelled", "ContextError", "ContextResult", "Evidence", "EvidenceProvider",
            "MESSAGE_OVERHEAD_TOKENS", "messages_tokens", "TokenCounter", "count_tokens", "get_encoding"]

@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 from . import packets as P
 from .compress import Summarizer, condense_history, extractive_shorten, shorten
-from .errors import ContextError
-from .gather import (Gathered, gather_documents, gather_evidence, gather_history, gather_task_state,
+from .errors import ContextCancelled, ContextError
+from .gather import (Gathered, check_input_size, gather_documents, gather_evidence, gather_history, gather_task_state,
                      gather_tool_results, gather_tools)
 from .packets import Packet
 from .relevance import terms_of_query
@@ -42,17 +42,21 @@ def build_context(query: str, *, history: list[dict] | None = None,
                   relevance_weight: float | None = None, recency_weight: float | None = None,
                   min_relevance: float | None = None, encoding: str = DEFAULT_ENCODING,
                   evidence: EvidenceProvider | None = None, summarizer: Summarizer | None = None,
-                  progress: Progress | None = None) -> ContextResult:
+                  progress: Progress | None = None,
+                  should_stop: Callable[[], bool] | None = None) -> ContextResult:
     """Pack the most useful context for ``query`` into at most
     floor(max_tokens * (1 - reserve_ratio)) tokens, and report what was left out and why.
 
-    Raises ``ContextError`` (a ``ValueError``) for bad arguments.
+    Raises ``ContextError`` (a ``ValueError``) for bad arguments, and ``ContextCancelled`` when
+    ``should_stop()`` turns true (checked between stages and every few hundred items), so a
+    server can stop the work of a client that has gone away.
     """
     _validate(query, max_tokens, reserve_ratio, format, query_type, relevance_weight,
               recency_weight, min_relevance)
     counter = TokenCounter(encoding)
     budget = math.floor(max_tokens * (1 - reserve_ratio))
-    report = _progress(progress)
+    stop_check = _stop_check(should_stop)
+    report = _progress(progress, stop_check)
 
     # Gather.
     report(0, "gather")
@@ -62,6 +66,7 @@ def build_context(query: str, *, history: list[dict] | None = None,
         hist = hist[:-1]  # the caller also put the query in history; it is shown once, as the task
     g.candidates = (hist + gather_task_state(task_state) + gather_tool_results(tool_results)
                     + gather_documents(documents))
+    check_input_size(g.candidates)
     g.tools = gather_tools(tools)
     counter.count_many([p.content for p in g.candidates])
     evidence_limit = max(8, min(50, budget // 80))
@@ -81,6 +86,7 @@ def build_context(query: str, *, history: list[dict] | None = None,
                           else relevance_weight, recency_weight=profile.recency_weight
                           if recency_weight is None else recency_weight)
     score_packets(g.candidates, g.query, profile)
+    stop_check()
 
     cost = lambda p: packet_cost(p, format, counter)  # noqa: E731
     for p in g.candidates:
@@ -123,7 +129,7 @@ def build_context(query: str, *, history: list[dict] | None = None,
         reserve = int(profile.condensed_share * available)
     sel = select_packets(g.candidates, available - reserve, profile,
                          group_cost=lambda grp: group_cost(grp, format, counter),
-                         min_relevance=min_relevance, shorten=shorten_packet)
+                         min_relevance=min_relevance, shorten=shorten_packet, stop_check=stop_check)
 
     # Compress: older turns that did not fit verbatim become one condensed packet.
     report(2, "compress")
@@ -150,6 +156,7 @@ def build_context(query: str, *, history: list[dict] | None = None,
     lay = layout(system, g.query, tools_kept, chosen)
     tokens = output_tokens(lay, format, counter)
     while tokens > budget:
+        stop_check()
         removable = [p for p in chosen]
         if not removable:  # cannot happen: the skeleton alone was checked to fit
             raise ContextError(f"could not fit the query into {budget} tokens; raise max_tokens")
@@ -190,8 +197,17 @@ def _validate(query: Any, max_tokens: Any, reserve_ratio: Any, fmt: Any, query_t
             raise ContextError(f"{name} must be a number in [0, 1] or None (profile default), got {value!r}")
 
 
-def _progress(progress: Progress | None) -> Callable[[float, str], None]:
+def _stop_check(should_stop: Callable[[], bool] | None) -> Callable[[], None]:
+    """A function that raises ContextCancelled once ``should_stop()`` is true."""
+    def check() -> None:
+        if should_stop is not None and should_stop():
+            raise ContextCancelled("build_context stopped: the caller asked to stop")
+    return check
+
+
+def _progress(progress: Progress | None, stop_check: Callable[[], None]) -> Callable[[float, str], None]:
     def report(done: float, message: str) -> None:
+        stop_check()
         if progress is not None:
             try:
                 progress(done, 4, message)

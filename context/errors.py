@@ -8,3 +8,7 @@ class ContextError(ValueError):
 
     A ``ValueError`` subclass so callers that validate generically still catch it.
     """
+
+
+class ContextCancelled(Exception):
+    """The caller's ``should_stop`` said to stop (the client went away): no result is built."""

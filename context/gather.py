@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
 from . import packets as P
+from notes_store.timestamps import NotATime, to_naive_utc
+
 from .errors import ContextError
 from .packets import Packet
 from .sources import Evidence, EvidenceProvider
 
 HISTORY_ROLES = ("user", "assistant", "system", "tool")
+# Per call: beyond these the caller should summarise or page (the work grows with the input).
+MAX_HISTORY_TURNS = 20_000
+MAX_INPUT_BYTES = 16 * 1024 * 1024   # all history, documents, tool results and task state together
 
 
 @dataclass
@@ -36,24 +41,11 @@ def parse_timestamp(value: Any, where: str) -> datetime | None:
     """A naive-UTC datetime from a datetime, ISO-8601 string or epoch seconds (None stays None)."""
     if value is None or value == "":
         return None
-    if isinstance(value, datetime):
-        ts = value
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        ts = datetime.fromtimestamp(float(value), tz=timezone.utc)
-    elif isinstance(value, str):
-        try:
-            ts = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise ContextError(
-                f"{where}: timestamp {value!r} is not ISO-8601; pass a datetime, epoch seconds "
-                f"or a string like '2026-05-08T13:56:00'") from None
-    else:
-        raise ContextError(f"{where}: timestamp must be a datetime, ISO-8601 string or number, "
-                           f"got {type(value).__name__}")
-    # Mixed aware/naive datetimes cannot be compared: normalise to naive UTC.
-    if ts.tzinfo is not None:
-        ts = ts.astimezone(timezone.utc).replace(tzinfo=None)
-    return ts
+    try:
+        # Naive UTC: mixed aware/naive datetimes could not be compared.
+        return to_naive_utc(value, numbers=True)
+    except NotATime as exc:
+        raise ContextError(f"{where}: timestamp {exc}") from None
 
 
 def day_label(ts: datetime) -> str:
@@ -82,6 +74,9 @@ def gather_history(history: list[dict] | None) -> list[Packet]:
         return []
     if not isinstance(history, (list, tuple)):
         raise ContextError("history must be a list of {role, content, timestamp?, id?} dicts, oldest first")
+    if len(history) > MAX_HISTORY_TURNS:
+        raise ContextError(f"history has {len(history):,} turns; at most {MAX_HISTORY_TURNS:,} are accepted "
+                           f"per call: pass the most recent ones (and a summary of the rest as task_state)")
     out = []
     for i, turn in enumerate(history):
         if not isinstance(turn, dict):
@@ -94,9 +89,11 @@ def gather_history(history: list[dict] | None) -> list[Packet]:
         if role not in HISTORY_ROLES:
             raise ContextError(f"history[{i}] has role {role!r}: use one of {list(HISTORY_ROLES)}")
         ts = parse_timestamp(turn.get("timestamp"), f"history[{i}]")
+        call_id = turn.get("tool_call_id")
         out.append(Packet(source=P.HISTORY, id=str(turn.get("id") or f"turn-{i}"), content=_text(content),
                           role=role, timestamp=ts, position=i,
-                          group=day_label(ts) if ts else ""))
+                          group=day_label(ts) if ts else "", label=str(turn.get("name") or ""),
+                          tool_call_id=str(call_id) if call_id else ""))
     if len(out) > 1 and len({p.role for p in out}) == 1:
         # One speaker (a log, a notebook): a role label on every line would only cost tokens.
         for p in out:
@@ -109,11 +106,14 @@ def gather_tool_results(tool_results: list[dict] | None) -> list[Packet]:
         return []
     out = []
     for i, item in enumerate(tool_results):
-        if not isinstance(item, dict) or "result" not in item:
-            raise ContextError(f"tool_results[{i}] must be a dict {{tool, result, timestamp?}}")
+        # "content" is the documented field; "result" is accepted from older callers.
+        key = "content" if isinstance(item, dict) and "content" in item else "result"
+        if not isinstance(item, dict) or item.get(key) is None:
+            raise ContextError(f"tool_results[{i}] must be an object {{tool, content, id?, timestamp?}} "
+                               f"with the tool's output in 'content'")
         tool = str(item.get("tool") or "tool")
         out.append(Packet(source=P.TOOL_RESULT, id=str(item.get("id") or f"{tool}-{i}"),
-                          content=_text(item["result"]), label=tool, position=i,
+                          content=_text(item[key]), label=tool, position=i,
                           timestamp=parse_timestamp(item.get("timestamp"), f"tool_results[{i}]")))
     return out
 
@@ -163,6 +163,17 @@ def gather_tools(tools: list[dict] | None) -> list[Packet]:
                           label=str(tool.get("description", "")), required=bool(tool.get("required")),
                           position=i))
     return out
+
+
+def check_input_size(candidates: list[Packet]) -> None:
+    """Refuse a call whose caller-given text exceeds MAX_INPUT_BYTES, with what to do about it."""
+    total = 0
+    for p in candidates:
+        total += len(p.content) if p.content.isascii() else len(p.content.encode("utf-8"))
+        if total > MAX_INPUT_BYTES:
+            raise ContextError(f"history, documents, tool results and task state hold more than "
+                               f"{MAX_INPUT_BYTES // (1024 * 1024)} MiB of text; pass less per call "
+                               f"(recent turns, the relevant documents) or summarise the rest")
 
 
 def _evidence_packet(ev: Evidence, rank: int) -> Packet:

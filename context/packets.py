@@ -42,6 +42,7 @@ class Packet:
     importance: float | None = None   # memories, 0..1
     required: bool = False            # tools marked required, task state
     group: str = ""                   # history: the date its header shows (costed once per group)
+    tool_call_id: str = ""            # history turns of role tool: the call they answer, when given
     show_role: bool = True            # history: False when every turn has the same role (it says nothing)
 
     # Filled by the select stage.

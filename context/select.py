@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from . import packets as P
 from .packets import Packet
+from .dedup import NearDuplicates
 from .links import adjacent_links, spread_along_links
 from .proximity import proximity
 from .relevance import lexical_relevance, plain_bm25, terms_of
@@ -186,17 +187,6 @@ def _fingerprint(p: Packet) -> tuple[str, frozenset[str]]:
     return p.fingerprint
 
 
-def _near_duplicate(a: Packet, b: Packet) -> bool:
-    """Same text, or term sets that overlap by 80%+ (Jaccard) when both say something."""
-    (na, ta), (nb, tb) = _fingerprint(a), _fingerprint(b)
-    if na == nb:
-        return len(na) >= 20 or a.source != P.HISTORY
-    small, large = min(len(ta), len(tb)), max(len(ta), len(tb))
-    if small < 4 or small < 0.8 * large:  # Jaccard >= 0.8 needs sizes within 80%
-        return False
-    return len(ta & tb) / len(ta | tb) >= 0.8
-
-
 @dataclass
 class Selection:
     selected: list[Packet] = field(default_factory=list)
@@ -211,7 +201,7 @@ Shortener = Callable[[Packet, int], "Packet | None"]
 def select_packets(candidates: list[Packet], available: int, profile: Profile, *,
                    group_cost: Callable[[str], int],
                    min_relevance: float | None, shorten: Shortener | None = None,
-                   max_compressions: int = 4) -> Selection:
+                   max_compressions: int = 4, stop_check: Callable[[], None] | None = None) -> Selection:
     """Pick whole packets, best first, within ``available`` tokens and the profile's shares
     (each packet's ``tokens`` must already hold its cost in the output format)."""
     sel = Selection()
@@ -237,22 +227,29 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
     def extra_cost(p: Packet) -> int:
         return group_cost(p.group) if p.group and p.group not in sel.groups else 0
 
+    dups = NearDuplicates(_fingerprint(p)[1] for p in pool)
+
     def admit(p: Packet) -> None:
         c = p.tokens + extra_cost(p)
         if p.group:
             sel.groups.add(p.group)
         sel.used += c
         usage[SHARE_OF[p.source]] = usage.get(SHARE_OF[p.source], 0) + c
+        if p.source != P.TASK_STATE:
+            text, terms = _fingerprint(p)
+            dups.add(text, terms, len(sel.selected))
         sel.selected.append(p)
 
     def duplicate_of(p: Packet) -> Packet | None:
-        for q in sel.selected:
-            if q.source != P.TASK_STATE and _near_duplicate(p, q):
-                return q
-        return None
+        text, terms = _fingerprint(p)
+        # Identical short turns ("ok", "thanks") are separate moments, not copies.
+        h = dups.find(text, terms, same_text_counts=len(text) >= 20 or p.source != P.HISTORY)
+        return sel.selected[h] if h is not None else None
 
     def try_take(i: int, p: Packet, cap: int | None) -> bool:
         nonlocal compressions
+        if stop_check is not None and i % 256 == 0:
+            stop_check()
         share = SHARE_OF[p.source]
         room = available - sel.used
         if cap is not None:

@@ -62,10 +62,28 @@ def group_header(group: str, fmt: str) -> str:
     return f"[{group}]" if fmt == "text" else f"[{group}] "
 
 
+def tool_turn_text(p: Packet) -> str:
+    """A tool turn folded into an ordinary message (chat APIs refuse a bare role "tool")."""
+    return f"[tool result{' ' + p.label if p.label else ''}]\n{p.content}"
+
+
+def history_message(p: Packet, previous_role: str | None) -> dict[str, str]:
+    """One history turn as a chat message. A tool turn is a ``tool`` message with its
+    ``tool_call_id`` when the caller gave one and it follows an assistant turn (the only place
+    chat APIs accept it); otherwise it is folded into a user message that says what it is."""
+    if p.role == "tool":
+        if p.tool_call_id and previous_role == "assistant":
+            return {"role": "tool", "tool_call_id": p.tool_call_id, "content": p.content}
+        return {"role": "user", "content": tool_turn_text(p)}
+    return {"role": p.role or "user", "content": p.content}
+
+
 def packet_cost(p: Packet, fmt: str, counter: TokenCounter) -> int:
     """Tokens a packet adds to the output in ``fmt`` (its date header is costed apart)."""
     if fmt == "messages" and p.source == P.HISTORY:
-        return counter.count(p.content) + MESSAGE_OVERHEAD_TOKENS
+        # A tool turn is costed as folded (the longer of its two forms).
+        text = tool_turn_text(p) if p.role == "tool" else p.content
+        return counter.count(text) + MESSAGE_OVERHEAD_TOKENS
     return counter.count(packet_text(p)) + 1  # +1: the newline joining it to the next item
 
 
@@ -147,11 +165,11 @@ def render_messages(lay: Layout) -> list[dict[str, str]]:
     for p in lay.context:
         if p.source != P.HISTORY:
             continue
-        content = p.content
+        message = history_message(p, messages[-1]["role"] if messages else None)
         if p.group and p.group != last_group:
-            content = group_header(p.group, "messages") + content
+            message["content"] = group_header(p.group, "messages") + message["content"]
             last_group = p.group
-        messages.append({"role": p.role or "user", "content": content})
+        messages.append(message)
     messages.append({"role": "user", "content": lay.query})
     return messages
 

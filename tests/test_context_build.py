@@ -318,7 +318,7 @@ def test_report_is_consistent():
     ({"history": [{"role": "robot", "content": "hi"}]}, "role 'robot'"),
     ({"encoding": "no_such_encoding"}, "unknown encoding 'no_such_encoding'"),
     ({"relevance_weight": 3}, "relevance_weight"),
-    ({"history": [{"role": "user", "content": "x", "timestamp": "yesterday"}]}, "not ISO-8601"),
+    ({"history": [{"role": "user", "content": "x", "timestamp": "yesterday"}]}, "history[0]: timestamp 'yesterday' is not an ISO 8601"),
 ])
 def test_bad_input_raises_context_error(kwargs, fragment):
     with pytest.raises(ContextError) as err:
@@ -347,3 +347,59 @@ def test_newest_tool_result_is_kept_even_when_off_topic():
                                       {"tool": "pytest", "result": "2 failed, 40 passed"}], max_tokens=500)
     assert "[tool_result pytest]\n2 failed, 40 passed" in res.context
     assert res.tokens <= res.budget
+
+
+def test_should_stop_cancels_the_build_between_stages():
+    from context import ContextCancelled
+    hist = [{"role": "user", "content": f"turn {i} about deploys"} for i in range(50)]
+    calls = []
+
+    def stop() -> bool:
+        calls.append(1)
+        return len(calls) > 2  # let gather pass, stop during select
+
+    with pytest.raises(ContextCancelled):
+        build_context("deploys?", history=hist, max_tokens=500, should_stop=stop)
+    assert build_context("deploys?", history=hist, max_tokens=500, should_stop=lambda: False).tokens <= 400
+
+
+def test_history_and_input_caps_are_clear_errors():
+    from context.gather import MAX_HISTORY_TURNS, MAX_INPUT_BYTES
+    with pytest.raises(ContextError, match="at most 20,000"):
+        build_context("q", history=[{"role": "user", "content": "x"}] * (MAX_HISTORY_TURNS + 1))
+    big = "y" * (MAX_INPUT_BYTES // 4 + 1)
+    with pytest.raises(ContextError, match="more than 16 MiB"):
+        build_context("q", documents=[{"content": big}] * 4)
+
+
+def test_tool_results_take_content_as_the_schema_says_and_result_from_older_callers():
+    res = build_context("why did the tests fail?", tool_results=[
+        {"tool": "pytest", "content": "3 failed: test_auth_refresh"},
+        {"tool": "ruff", "result": "All checks passed"}], max_tokens=500, include_notes=False)
+    assert "test_auth_refresh" in res.context and "All checks passed" in res.context
+    with pytest.raises(ContextError, match="'content'"):
+        build_context("q", tool_results=[{"tool": "pytest"}])
+
+
+def test_tool_turns_become_messages_a_chat_api_accepts():
+    hist = [{"role": "user", "content": "run the tests please"},
+            {"role": "assistant", "content": "Running pytest now."},
+            {"role": "tool", "content": "2 failed, 40 passed", "tool_call_id": "call_1", "name": "pytest"},
+            {"role": "tool", "content": "lint clean", "name": "ruff"},
+            {"role": "user", "content": "what failed?"}]
+    res = build_context("which tests failed?", history=hist, format="messages", max_tokens=2000,
+                        include_notes=False, include_memory=False)
+    msgs = res.messages
+    roles = [m["role"] for m in msgs]
+    for i, m in enumerate(msgs):
+        assert set(m) <= {"role", "content", "tool_call_id"}
+        if m["role"] == "tool":
+            assert m["tool_call_id"] == "call_1" and msgs[i - 1]["role"] == "assistant"
+    assert "tool" in roles
+    folded = [m for m in msgs if m["role"] == "user" and "lint clean" in m["content"]]
+    assert folded and folded[0]["content"].startswith("[tool result ruff]")
+    # Without an assistant turn before it, even a tool turn with an id is folded.
+    res2 = build_context("which tests failed?", history=hist[2:3], format="messages", max_tokens=2000,
+                         include_notes=False, include_memory=False)
+    assert all(m["role"] != "tool" for m in res2.messages)
+    assert res.tokens <= res.budget and res2.tokens <= res2.budget
