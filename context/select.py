@@ -300,8 +300,10 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
     smallest = min((p.tokens for p in pool), default=0)
     for capped in (True, False):
         for i, p in enumerate(pool):
-            if available - sel.used < smallest:
-                break  # nothing else can fit
+            room_left = available - sel.used
+            if room_left < smallest and (shorten is None or compressions >= max_compressions
+                                         or room_left < 40):
+                break  # nothing else can fit, whole or shortened
             if i not in taken:
                 try_take(i, p, caps_max[SHARE_OF[p.source]] if capped else None)
     for i, p in enumerate(pool):

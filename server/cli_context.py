@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                      "{role, content, timestamp?, id?}, oldest first ('-' = stdin)")
     p.add_argument("--system", metavar="TEXT", help="system instructions (always kept)")
     p.add_argument("--task-state", metavar="TEXT|@FILE", help="task state as text, or @file.json")
-    p.add_argument("--tool-results", metavar="FILE", help="JSON list of {tool, result, timestamp?}")
+    p.add_argument("--tool-results", metavar="FILE", help="JSON list of {tool, content, id?, timestamp?}")
     p.add_argument("--documents", metavar="FILE", help="JSON list of {content, source?, score?}")
     p.add_argument("--tools", metavar="FILE", help="JSON list of tool definitions {name, description, input_schema}")
     p.add_argument("--max-tokens", type=int, default=3000, help="token budget (default 3000)")

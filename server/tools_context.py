@@ -9,6 +9,7 @@ library falls back to extractive shortening when that is unavailable or fails.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Annotated, Any, Literal, Optional
 
 import anyio
@@ -18,7 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
-from .mcp_models import ContextFormat, NoteType
+from .mcp_models import ContextFormat
 from .mcp_state import WorkspaceHandle
 from .tools_notes import result
 
@@ -28,11 +29,49 @@ ContextQueryType = Literal["auto", "knowledge", "chat", "task"]
 SAMPLING_TIMEOUT_S = 30.0
 
 
+# The input shapes, defined once: the tool's inputSchema is generated from these models and the
+# same models validate what a client sends, so what the schema advertises is what is accepted.
+# Fields not listed (id, timestamp on documents and tool results) are accepted and passed on: the
+# schema names what most calls need, to keep the tool list small (issue 15).
 class HistoryTurn(BaseModel):
     model_config = ConfigDict(extra="allow")
-    role: str = Field(description="user | assistant | system | tool")
-    content: Any = Field(description="The turn's text")
-    timestamp: Optional[str] = Field(default=None, description="ISO 8601, optional")
+    role: Literal["user", "assistant", "system", "tool"]
+    content: str
+    timestamp: Optional[str] = None
+    tool_call_id: Optional[str] = None
+
+
+class ToolResultIn(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    tool: str
+    content: Any
+
+
+class DocumentIn(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    content: str
+    source: Optional[str] = None
+
+
+class ToolDefIn(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    description: Optional[str] = None
+    input_schema: Optional[dict[str, Any]] = None
+
+
+class ContextOptions(BaseModel):
+    """Rarely needed knobs, folded into one object so the common call stays small."""
+    model_config = ConfigDict(extra="forbid")
+    reserve_ratio: float = Field(default=0.2, ge=0, lt=1)
+    query_type: ContextQueryType = "auto"
+    include_notes: Optional[bool] = None
+    include_memory: Optional[bool] = None
+    note_types: Optional[list[str]] = None
+    tags: Optional[list[str]] = None
+    relevance_weight: Optional[float] = Field(default=None, ge=0, le=1)
+    recency_weight: Optional[float] = Field(default=None, ge=0, le=1)
+    min_relevance: Optional[float] = Field(default=None, ge=0, le=1)
 
 
 class ContextMessage(BaseModel):
@@ -60,42 +99,29 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
     @server.tool(
         name="build_context", title="Build a context for a query",
         description=(
-            "Pack the most useful context for a query into a hard token budget: system instructions, the "
-            "task state, relevant notes and memories from this workspace, documents and tool results you pass "
-            "in, and the conversation history; reports what was included, dropped or compressed and why. Use "
-            "it when starting or resuming a task or before answering with limited context room; use "
-            "note_search for a quick lookup of notes only.\n"
-            "Example: {\"query\": \"why does token refresh fail?\", \"max_tokens\": 2000, "
-            "\"task_state\": {\"goal\": \"fix auth\", \"step\": 3}}"),
-        annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
-                                    openWorldHint=False))
+            "Pack this workspace's notes and memories, and the history, documents and tool results you pass, "
+            "into a token budget for a query; says what was kept, dropped or compressed."),
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                                    open_world_hint=False))
     async def build_context(
         ctx: Context,
-        query: Annotated[str, Field(description="The question or task the context is for")],
-        max_tokens: Annotated[int, Field(ge=64, description="Total token budget of the caller's window share")] = 3000,
-        reserve_ratio: Annotated[float, Field(ge=0, lt=1, description="Share of max_tokens kept free for the answer")] = 0.2,
-        format: Annotated[ContextFormat, Field(description="text: one string; messages: a chat message list")] = "text",
-        history: Annotated[Optional[list[HistoryTurn]], Field(description="Conversation turns, oldest first")] = None,
-        system_instructions: Annotated[Optional[str], Field(description="Instructions that must stay in")] = None,
-        task_state: Annotated[Optional[dict[str, Any] | str], Field(
-            description="Where the task stands (always kept): a string or an object")] = None,
-        tool_results: Annotated[Optional[list[dict[str, Any]]], Field(
-            description="Recent tool outputs: [{\"tool\": name, \"content\": text, \"timestamp\"?: ISO}]")] = None,
-        documents: Annotated[Optional[list[dict[str, Any]]], Field(
-            description="Extra documents: [{\"source\": name, \"content\": text, \"score\"?: 0-1}]")] = None,
-        include_notes: Annotated[bool, Field(description="Search this workspace's notes")] = True,
-        include_memory: Annotated[bool, Field(description="Search this workspace's memories")] = True,
-        note_types: Annotated[Optional[list[NoteType]], Field(description="Only notes of these types")] = None,
-        tags: Annotated[Optional[list[str]], Field(description="Only notes with all these tags")] = None,
-        tools: Annotated[Optional[list[dict[str, Any]]], Field(
-            description="Tool definitions to fit in: [{\"name\", \"description\", \"input_schema\"}]")] = None,
-        query_type: Annotated[ContextQueryType, Field(
-            description="Shapes the budget split: knowledge (facts/notes), chat (history), task (state and "
-                        "tool results); auto decides from the inputs")] = "auto",
-        relevance_weight: Annotated[Optional[float], Field(ge=0, description="Override the relevance weight")] = None,
-        recency_weight: Annotated[Optional[float], Field(ge=0, description="Override the recency weight")] = None,
-        min_relevance: Annotated[Optional[float], Field(ge=0, le=1, description="Drop items scoring below this")] = None,
+        query: Annotated[str, Field(description="The question or task")],
+        max_tokens: Annotated[int, Field(ge=64, description="Hard token budget")] = 3000,
+        history: Optional[list[HistoryTurn]] = None,
+        system_instructions: Optional[str] = None,
+        task_state: Optional[dict[str, Any] | str] = None,
+        tool_results: Optional[list[ToolResultIn]] = None,
+        documents: Optional[list[DocumentIn]] = None,
+        tools: Optional[list[ToolDefIn]] = None,
+        format: ContextFormat = "text",
+        options: Optional[ContextOptions] = None,
     ) -> Annotated[CallToolResult, BuildContextOut]:
+        opts = options or ContextOptions()
+        if opts.note_types:
+            from notes_store import NOTE_TYPES
+            unknown = sorted(set(opts.note_types) - set(NOTE_TYPES))
+            if unknown:
+                raise ToolError(f"options.note_types: unknown type(s) {unknown}; use {list(NOTE_TYPES)}")
         ws = await anyio.to_thread.run_sync(handle.get)
         summarizer = _sampling_summarizer(ctx)
 
@@ -105,22 +131,32 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
             except Exception:
                 log.debug("progress notification failed", exc_info=True)
 
+        gone = threading.Event()  # set when the client cancels or disconnects
+
         def run() -> Any:
-            from context import ContextError, build_context as build
+            from context import ContextCancelled, ContextError, build_context as build
             evidence = _evidence(ws)
             try:
-                return build(query, history=[h.model_dump(exclude_none=True) for h in history] if history else None,
-                             system_instructions=system_instructions, task_state=task_state,
-                             tool_results=tool_results, documents=documents, max_tokens=max_tokens,
-                             reserve_ratio=reserve_ratio, format=format, include_notes=include_notes,
-                             include_memory=include_memory, note_types=list(note_types) if note_types else None,
-                             tags=tags, tools=tools, query_type=query_type, relevance_weight=relevance_weight,
-                             recency_weight=recency_weight, min_relevance=min_relevance, evidence=evidence,
-                             summarizer=summarizer, progress=progress)
+                return build(query, history=_dicts(history), system_instructions=system_instructions,
+                             task_state=task_state, tool_results=_dicts(tool_results), documents=_dicts(documents),
+                             tools=_dicts(tools), max_tokens=max_tokens, reserve_ratio=opts.reserve_ratio,
+                             format=format, include_notes=opts.include_notes is not False,
+                             include_memory=opts.include_memory is not False,
+                             note_types=list(opts.note_types) if opts.note_types else None, tags=opts.tags,
+                             query_type=opts.query_type, relevance_weight=opts.relevance_weight,
+                             recency_weight=opts.recency_weight, min_relevance=opts.min_relevance,
+                             evidence=evidence, summarizer=summarizer, progress=progress,
+                             should_stop=gone.is_set)
+            except ContextCancelled:
+                raise ToolError("build_context was cancelled") from None
             except (ContextError, ValueError) as exc:
                 raise ToolError(str(exc)) from None
 
-        res = await anyio.to_thread.run_sync(run)
+        try:
+            # abandon_on_cancel: a cancelled call returns at once; the flag stops the worker thread.
+            res = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+        finally:
+            gone.set()
         data = res.to_dict()
         out = BuildContextOut(**data)
         if format == "text":
@@ -132,6 +168,11 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
         if out.warnings:
             summary += "\nwarnings: " + "; ".join(out.warnings)
         return result(text + summary, out)
+
+
+def _dicts(items: Optional[list[Any]]) -> Optional[list[dict[str, Any]]]:
+    """Validated models back to the plain dicts the library takes (unset fields left out)."""
+    return [m.model_dump(exclude_none=True) for m in items] if items else None
 
 
 def _evidence(ws: Any) -> Any:
