@@ -4,21 +4,24 @@
 set -u
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 NPM_PREFIX="${NPM_PREFIX:-/tmp/ctxnotes-npm}"
-CONFORMANCE_VERSION="0.1.10"
+CONFORMANCE_VERSION="0.1.16"
 PY="${PYTHON:-$HERE/.venv/bin/python}"
 [ -x "$PY" ] || PY="$(command -v python3)"
 SCENARIOS=("$@")
-[ ${#SCENARIOS[@]} -gt 0 ] || SCENARIOS=(server-initialize ping tools-list resources-list prompts-list)
+[ ${#SCENARIOS[@]} -gt 0 ] || SCENARIOS=(server-initialize ping tools-list resources-list prompts-list
+  dns-rebinding-protection server-sse-multiple-streams resources-subscribe resources-unsubscribe completion-complete)
 WS="$(mktemp -d /tmp/ctxnotes-conformance.XXXXXX)"
 LOG="$WS.server.log"
 SERVER_PID=""
 cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null; rm -rf "$WS"; }
 trap cleanup EXIT
 
-if [ ! -d "$NPM_PREFIX/node_modules/@modelcontextprotocol/conformance" ]; then
+# Conformance 0.1.16 needs Node 22: the npm package node@22 brings its own binary into node_modules/.bin.
+if ! grep -q '"version": "'"$CONFORMANCE_VERSION"'"' "$NPM_PREFIX/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null \
+   || [ ! -x "$NPM_PREFIX/node_modules/.bin/node" ]; then
   echo "installing @modelcontextprotocol/conformance@$CONFORMANCE_VERSION into $NPM_PREFIX" >&2
   mkdir -p "$NPM_PREFIX"
-  npm install --prefix "$NPM_PREFIX" --no-audit --no-fund "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >&2 \
+  npm install --prefix "$NPM_PREFIX" --no-audit --no-fund node@22 "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >&2 \
     || { echo "FAIL install conformance"; exit 1; }
 fi
 
@@ -32,6 +35,8 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 URL="http://127.0.0.1:$PORT/mcp"
+export PATH="$NPM_PREFIX/node_modules/.bin:$PATH"
+echo "node: $(node --version)"
 echo "server: $URL (workspace $WS)"
 
 FAILS=0

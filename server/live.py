@@ -25,8 +25,7 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged, ResourceUpdated
-from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, EmptyResult, SubscribeRequestParams, UnsubscribeRequestParams
+from mcp_types import EmptyResult, SubscribeRequestParams, UnsubscribeRequestParams
 
 from .mcp_state import WorkspaceHandle
 
@@ -221,6 +220,12 @@ class Watcher:
             await self.bus.publish(ResourcesListChanged())
 
 
+def _connection(ctx: Any) -> Any:
+    """The client connection behind a request: ``ctx.session`` is a per-request object in SDK 2.x, the
+    connection outlives it and sends unsolicited notifications on the connection's own channel."""
+    return getattr(ctx.session, "_connection", None) or ctx.session
+
+
 def install(server: MCPServer, handle: WorkspaceHandle, bus: InMemorySubscriptionBus) -> Watcher:
     """Serve resources/subscribe and unsubscribe, watch what ``subscriptions/listen`` streams ask for, and
     advertise ``resources.listChanged`` in the handshake era."""
@@ -228,18 +233,17 @@ def install(server: MCPServer, handle: WorkspaceHandle, bus: InMemorySubscriptio
     low = server._lowlevel_server  # the SDK's documented extension point for extra request handlers
 
     async def subscribe(ctx: Any, params: SubscribeRequestParams) -> EmptyResult:
+        # Any URI is accepted, as on the subscriptions/listen route: only note:// and memory:// items ever
+        # change, so a subscription to anything else is honoured and never fires.
         uri = str(params.uri)
-        if item_path(watcher.root, uri) is None:
-            raise MCPError(INVALID_PARAMS, f"cannot subscribe to {uri!r}: subscribe to note://<id> or "
-                                           "memory://<id>")
         await anyio.to_thread.run_sync(watcher.baseline, {uri}, True)
-        target = watcher.session_target(ctx.session)
+        target = watcher.session_target(_connection(ctx))
         target.uris.add(uri)
         target.wants_list = True
         return EmptyResult()
 
     async def unsubscribe(ctx: Any, params: UnsubscribeRequestParams) -> EmptyResult:
-        target = watcher.session_target(ctx.session)
+        target = watcher.session_target(_connection(ctx))
         target.uris.discard(str(params.uri))
         return EmptyResult()
 
