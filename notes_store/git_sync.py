@@ -32,7 +32,7 @@ from .document import BadFile, parse_document
 from .errors import InvalidInput, NotFound, StoreError
 from .git_conflicts import CONFLICT_REASON, has_conflict_markers
 from .safe_read import read_regular_file
-from .settings import CONFIG_FILE, load_settings, read_config
+from .settings import CONFIG_FILE, load_settings, max_file_bytes, read_config
 from .validation import check_id
 from .workspace import GITIGNORE, INDEX_DIR, WriteEvent
 
@@ -198,7 +198,7 @@ class GitAutoCommit:
         if event.title or event.action == "delete":
             return event.title
         try:
-            raw, _st = read_regular_file(event.path, 1 << 22)
+            raw, _st = read_regular_file(event.path, 1 << 22)  # a title needs no more than a large note
             body = parse_document(raw).body
         except (OSError, BadFile):
             return ""
@@ -399,24 +399,34 @@ def find_conflicts(ws: Any) -> list[dict[str, Any]]:
     for entry in list(ws.catalogue.values()):
         flagged = bool(entry.meta.get("conflict"))
         if not flagged:
-            try:
-                flagged = has_conflict_markers(entry.path.read_bytes())
-            except OSError:
+            raw = _bounded_bytes(entry.path, ws)
+            if raw is None:
                 continue
+            flagged = has_conflict_markers(raw)
         if flagged:
             found[entry.key] = {"id": entry.id, "kind": entry.kind, "path": entry.key, "readable": True}
     for problem in list(ws.problems.values()):
         markers = CONFLICT_REASON in problem.reason
         if not markers:
-            try:
-                markers = has_conflict_markers((ws.root / problem.path).read_bytes())
-            except OSError:
+            raw = _bounded_bytes(ws.root / problem.path, ws)
+            if raw is None:
                 continue
+            markers = has_conflict_markers(raw)
         if markers:
             kind = next((k for k, c in ws.collections.items() if problem.path.startswith(c.folder_name + "/")), "")
             found[problem.path] = {"id": Path(problem.path).stem, "kind": kind, "path": problem.path,
                                    "readable": False}
     return [found[k] for k in sorted(found)]
+
+
+def _bounded_bytes(path: Path, ws: Any) -> bytes | None:
+    """A workspace file's bytes for a marker check: regular files within the size limit only (a FIFO
+    would block a plain read), else None."""
+    try:
+        raw, _st = read_regular_file(path, max_file_bytes(int(ws.max_content_bytes)))
+    except (OSError, BadFile):
+        return None
+    return raw
 
 
 def git_status(ws: Any) -> dict[str, Any]:

@@ -225,3 +225,11 @@ def test_store_errors_are_store_errors(ws):
         within(lambda: ws.notes.read("pipe"))
     with pytest.raises(NotFound):
         within(lambda: ws.notes.read("missing"))
+
+
+def test_conflict_report_never_opens_a_fifo(ws):
+    from notes_store.git_sync import find_conflicts
+    ws.notes.create("Plain", "text")
+    os.mkfifo(ws.folder("note") / "fifo.md")
+    os.mkfifo(ws.folder("memory") / "mem_fifo.md")
+    assert within(lambda: find_conflicts(ws)) == []
