@@ -32,13 +32,14 @@ TOP_UP_ATTEMPTS = 24
 Progress = Callable[[float, float, str], None]
 
 
-def build_context(query: str, *, history: list[dict] | None = None,
-                  system_instructions: str | None = None, task_state: dict | str | None = None,
-                  tool_results: list[dict] | None = None, documents: list[dict] | None = None,
+def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
+                  system_instructions: str | None = None, task_state: dict[str, Any] | str | None = None,
+                  tool_results: list[dict[str, Any]] | None = None,
+                  documents: list[dict[str, Any]] | None = None,
                   max_tokens: int = 3000, reserve_ratio: float = 0.2, format: str = "text",
                   include_notes: bool = True, include_memory: bool = True,
                   note_types: list[str] | None = None, tags: list[str] | None = None,
-                  tools: list[dict] | None = None, query_type: str = "auto",
+                  tools: list[dict[str, Any]] | None = None, query_type: str = "auto",
                   relevance_weight: float | None = None, recency_weight: float | None = None,
                   min_relevance: float | None = None, encoding: str = DEFAULT_ENCODING,
                   evidence: EvidenceProvider | None = None, summarizer: Summarizer | None = None,
@@ -88,7 +89,9 @@ def build_context(query: str, *, history: list[dict] | None = None,
     score_packets(g.candidates, g.query, profile)
     stop_check()
 
-    cost = lambda p: packet_cost(p, format, counter)  # noqa: E731
+    def cost(p: Packet) -> int:
+        return packet_cost(p, format, counter)
+
     for p in g.candidates:
         p.tokens = cost(p)
     container = 0 if format == "text" else (
@@ -221,7 +224,7 @@ def _skeleton(g: Gathered, tools: list[Packet], fmt: str, counter: TokenCounter)
     return output_tokens(layout(g.system, g.query, tools, []), fmt, counter)
 
 
-def _fit_fixed(g: Gathered, tools_kept: list[Packet], tools_dropped: list, fmt: str,
+def _fit_fixed(g: Gathered, tools_kept: list[Packet], tools_dropped: list[tuple[Packet, str]], fmt: str,
                counter: TokenCounter, budget: int, container: int) -> tuple[str, int]:
     """Make the always-kept parts fit: drop optional tools, then shorten the system instructions
     visibly; if the query alone does not fit, the caller must raise max_tokens."""
@@ -250,7 +253,8 @@ def _fit_fixed(g: Gathered, tools_kept: list[Packet], tools_dropped: list, fmt: 
 
 def _top_up(chosen: list[Packet], dropped: list[tuple[Packet, str]], lay: Layout, tokens: int,
             budget: int, system: str, g: Gathered, tools_kept: list[Packet], fmt: str,
-            counter: TokenCounter):
+            counter: TokenCounter
+            ) -> tuple[list[Packet], list[tuple[Packet, str]], Layout, int]:
     """Use the slack the estimates left (removed placeholders, merged newlines) for more whole
     items, best first, each checked with an exact count."""
     attempts = 0
@@ -276,12 +280,12 @@ def _top_up(chosen: list[Packet], dropped: list[tuple[Packet, str]], lay: Layout
     return chosen, dropped, lay, tokens
 
 
-def _forget_compression(compressed: list[dict], p: Packet) -> None:
+def _forget_compression(compressed: list[dict[str, Any]], p: Packet) -> None:
     compressed[:] = [c for c in compressed if not (c["source"] == p.source and c["id"] == p.id)]
 
 
 def _result(fmt: str, query_type: str, tokens: int, budget: int, lay: Layout, chosen: list[Packet],
-            dropped: list[tuple[Packet, str]], compressed: list[dict], g: Gathered,
+            dropped: list[tuple[Packet, str]], compressed: list[dict[str, Any]], g: Gathered,
             counter: TokenCounter) -> ContextResult:
     res = ContextResult(format=fmt, query_type=query_type, tokens=tokens, budget=budget,
                         warnings=list(g.warnings), compressed=compressed,

@@ -8,6 +8,7 @@ reported in warnings, never fatal.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
@@ -68,7 +69,7 @@ def _text(value: Any) -> str:
         return str(value)
 
 
-def gather_history(history: list[dict] | None) -> list[Packet]:
+def gather_history(history: list[dict[str, Any]] | None) -> list[Packet]:
     """One packet per turn, oldest first; ``position`` keeps the original order."""
     if history is None:
         return []
@@ -101,7 +102,7 @@ def gather_history(history: list[dict] | None) -> list[Packet]:
     return out
 
 
-def gather_tool_results(tool_results: list[dict] | None) -> list[Packet]:
+def gather_tool_results(tool_results: list[dict[str, Any]] | None) -> list[Packet]:
     if not tool_results:
         return []
     out = []
@@ -118,7 +119,7 @@ def gather_tool_results(tool_results: list[dict] | None) -> list[Packet]:
     return out
 
 
-def gather_documents(documents: list[dict] | None) -> list[Packet]:
+def gather_documents(documents: list[dict[str, Any]] | None) -> list[Packet]:
     if not documents:
         return []
     out = []
@@ -137,7 +138,7 @@ def gather_documents(documents: list[dict] | None) -> list[Packet]:
     return out
 
 
-def gather_task_state(task_state: dict | str | None) -> list[Packet]:
+def gather_task_state(task_state: dict[str, Any] | str | None) -> list[Packet]:
     if task_state is None or task_state == "" or task_state == {}:
         return []
     if isinstance(task_state, dict):
@@ -149,7 +150,7 @@ def gather_task_state(task_state: dict | str | None) -> list[Packet]:
     return [Packet(source=P.TASK_STATE, id="task_state", content=text, required=True)]
 
 
-def gather_tools(tools: list[dict] | None) -> list[Packet]:
+def gather_tools(tools: list[dict[str, Any]] | None) -> list[Packet]:
     """Tool definitions as packets whose content is the tool's JSON schema."""
     if not tools:
         return []
@@ -190,7 +191,7 @@ def gather_evidence(provider: EvidenceProvider | None, query: str, limit: int, *
     """Notes and memories from the provider; each failing call becomes a warning."""
     if provider is None:
         return []
-    calls = []
+    calls: list[tuple[str, Callable[[], Iterable[Evidence]]]] = []
     if include_notes:
         calls.append(("find_notes", lambda: provider.find_notes(query, limit, note_types, tags)))
     if include_memory:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 # Sources a packet can come from. "system" and "query" are always kept.
 SYSTEM = "system"
@@ -62,7 +63,7 @@ class Packet:
     def key(self) -> str:
         return f"{self.source}:{self.id}"
 
-    def report(self) -> dict:
+    def report(self) -> dict[str, Any]:
         """The packet as a row of the result's ``selected``/``dropped`` lists."""
         row = {"source": self.source, "id": self.id, "tokens": self.tokens,
                "score": round(self.score, 3), "relevance": round(self.relevance, 3),

@@ -119,9 +119,9 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
             p.relevance = s / top
     for source in (P.NOTE, P.MEMORY, P.DOCUMENT):
         given = [p for p in candidates if p.source == source and p.given_score]
-        top = max((p.given_score for p in given), default=0.0)
+        top = max((p.given_score or 0.0 for p in given), default=0.0)
         for p in given:
-            index_rel = max(0.0, p.given_score / top) if top > 0 else 0.0
+            index_rel = max(0.0, (p.given_score or 0.0) / top) if top > 0 else 0.0
             # Documents carry the caller's score and our lexical one; notes trust the index.
             p.relevance = 0.5 * index_rel + 0.5 * p.relevance if source == P.DOCUMENT else index_rel
     for p in candidates:
@@ -167,13 +167,13 @@ def _fill_recency(candidates: list[Packet]) -> None:
             for p in items:
                 p.recency = (p.position + 1) / n
             continue
-        stamped = [p for p in items if p.timestamp is not None]
+        stamped = [(p, p.timestamp) for p in items if p.timestamp is not None]
         if stamped:
-            newest = max(p.timestamp for p in stamped)
-            oldest = min(p.timestamp for p in stamped)
+            newest = max(ts for _, ts in stamped)
+            oldest = min(ts for _, ts in stamped)
             half_life = max((newest - oldest).total_seconds() / 3.0, 3600.0)
-            for p in stamped:
-                p.recency = 0.5 ** ((newest - p.timestamp).total_seconds() / half_life)
+            for p, ts in stamped:
+                p.recency = 0.5 ** ((newest - ts).total_seconds() / half_life)
         for p in items:
             if p.timestamp is None:
                 # Without a time, later in the caller's list counts as newer (tool results).
