@@ -55,9 +55,9 @@ async def list_tools_stdio(params: StdioServerParameters) -> list[dict[str, Any]
 
 def ours(workspace: Path, groups: str | None = None) -> StdioServerParameters:
     args = ["-m", "server.cli", "serve", "--workspace", str(workspace)]
-    if groups:
-        args += ["--tools", groups]
-    return StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT))
+    # $CTXNOTES_TOOLS is what `serve --tools` sets too (create_server reads flag > environment > .ctxnotes.yaml).
+    return StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT),
+                                 env={"CTXNOTES_TOOLS": groups} if groups else None)
 
 
 def reference_memory(npm_prefix: Path, scratch: Path) -> StdioServerParameters:

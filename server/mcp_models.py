@@ -109,15 +109,17 @@ class MemoryHit(MemoryOut):
 
 
 class MemorySearchOut(_Open):
-    query: str
-    candidates: int
+    """A search (``query``, ``hits``) or, without a query, a listing page (``total``, ``memories``)."""
+
+    query: Optional[str] = None
+    candidates: Optional[int] = None
+    matched: Optional[str] = None
+    hits: Optional[list[MemoryHit]] = None
+    total: Optional[int] = None
+    offset: Optional[int] = None
+    next_offset: Optional[int] = None
+    memories: Optional[list[MemoryOut]] = None
     shown: int
-    matched: str
-    hits: list[MemoryHit]
-
-
-class MemoryListOut(Page):
-    memories: list[MemoryOut]
 
 
 class MemoryBatchOut(_Open):

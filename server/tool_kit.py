@@ -84,7 +84,8 @@ def compact_schema(schema: Any, *, optional_as_plain: bool, keep_descriptions: b
     Inlines ``$defs`` (our models are not recursive), drops generated ``title`` keywords, ``default: null``,
     ``additionalProperties: true`` (the JSON Schema default) and model docstrings; with ``optional_as_plain``
     (input schemas: an omitted parameter means None) ``anyOf: [X, null]`` becomes ``X``, otherwise
-    ``type: [X, "null"]`` for a plain X.
+    ``type: [X, "null"]`` for a plain X and ``X`` for a container (our results omit those rather than
+    sending null).
     """
     defs = schema.get("$defs", {}) if isinstance(schema, dict) else {}
     return _compact(schema, defs, optional_as_plain, keep_descriptions)
@@ -121,6 +122,7 @@ def _compact(schema: Any, defs: dict[str, Any], plain: bool, descriptions: bool)
             return {**other, **rest}
         if set(other) == {"type"} and isinstance(other["type"], str):
             return {"type": [other["type"], "null"], **rest}
+        return {**other, **rest}  # outputs: optional containers are left out when empty, never sent as null
     return out
 
 

@@ -6,6 +6,7 @@ Texts are sized for a model: a search or listing hit is one line plus one snippe
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from typing import Annotated, Any, Optional
@@ -24,6 +25,9 @@ from .tool_kit import (DELETES, OVERWRITES, READ_ONLY, WRITES, Limits, Reply, ad
 NoteId = str
 Tags = Annotated[Optional[list[str]], Field(description="All required")]
 Revision = Optional[str]
+# Filters take the type as a plain string (the store names the valid ones in its error): the enum is
+# published once per writing tool, not again on every filter.
+TypeFilter = Annotated[Optional[str], Field(description="A note_type")]
 Detail = Annotated[bool, Field(description="Longer lines")]
 SNIPPET_CHARS = 110  # one line of snippet in the default (non-detail) text
 
@@ -61,7 +65,6 @@ def note_line(n: dict[str, Any], detail: bool = False) -> str:
 
 def fit_lines(head: str, lines: list[str], items: list[dict[str, Any]], budget: int) -> int:
     """How many of ``lines`` (and their structured ``items``) fit in ``budget`` tokens after ``head``."""
-    import json
     whole = head + "\n".join(lines) + json.dumps(items, ensure_ascii=False)
     if fits(whole, budget):
         return len(lines)
@@ -176,15 +179,24 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         window: Annotated[Optional[Window], Field(description="Part of a long note")] = None,
     ) -> Reply:
         n = note_data(ws().notes.read(note_id))
-        budget = max(limits.max_result_tokens // 2 - 200, 200)  # the text and the structured result both carry it
-        part, position, marker = window_of(n["content"], window, budget)
-        n["content"] = part
-        if position is not None:
-            n["window"] = position
-        tags = ", ".join(n["tags"]) or "none"
-        revision = f" | revision {n['revision']}" if n.get("revision") else ""
-        return Reply(f"Note {n['id']} — {n['title']}\ntype: {n['type']} | tags: {tags} | updated "
-                     f"{n['updated_at']}{revision}\n\n{part}{marker}", n)
+        content = n["content"]
+        # The text and the structured result both carry the window; JSON escapes make the second larger.
+        budget = max(limits.max_result_tokens * 2 // 5 - 200, 200)
+        for _ in range(4):
+            part, position, marker = window_of(content, window, budget)
+            n["content"] = part
+            n.pop("window", None)
+            if position is not None:
+                n["window"] = position
+            tags = ", ".join(n["tags"]) or "none"
+            revision = f" | revision {n['revision']}" if n.get("revision") else ""
+            text = (f"Note {n['id']} — {n['title']}\ntype: {n['type']} | tags: {tags} | updated "
+                    f"{n['updated_at']}{revision}\n\n{part}{marker}")
+            used = count_tokens(text) + count_tokens(json.dumps(n, ensure_ascii=False))
+            if used <= limits.max_result_tokens or budget <= 200:
+                break
+            budget = max(200, budget * limits.max_result_tokens // used - 50)
+        return Reply(text, n)
     tool(note_read, "Read a note",
          "Read a note's full text (search and list show snippets).",
          READ_ONLY, NoteOut)
@@ -211,7 +223,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
 
     def note_search(
         query: Annotated[str, Field(description="Words or \"a phrase\"")],
-        note_type: Optional[NoteType] = None,
+        note_type: TypeFilter = None,
         tags: Tags = None,
         updated_after: Annotated[Optional[str], Field(description="ISO date")] = None,
         updated_before: Optional[str] = None,
@@ -235,7 +247,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
          "Full-text search of notes (English, Chinese), best first, with snippets.", READ_ONLY, NoteSearchOut)
 
     def note_list(
-        note_type: Optional[NoteType] = None,
+        note_type: TypeFilter = None,
         tags: Tags = None,
         sort: NoteSort = "updated_desc",
         limit: Annotated[int, Field(ge=1, le=1000)] = 10,

@@ -1,0 +1,211 @@
+"""The MCP surface's size and shape: tool groups, compact result texts, bounded results, windows on long
+notes, expected_revision, completions, and every structured result against its published schema."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+from mcp import Client
+from mcp_types import PromptReference, ResourceTemplateReference
+
+from context.tokens import get_encoding
+from server.app import ConfigError, create_server
+
+pytestmark = pytest.mark.anyio
+ENC = get_encoding("cl100k_base")
+
+
+def tokens(text: str) -> int:
+    return len(ENC.encode(text))
+
+
+async def call(client: Client, tool: str, args: dict[str, Any]) -> Any:
+    r = await client.call_tool(tool, args)
+    assert not r.is_error, r.content[0].text
+    return r
+
+
+# -- groups --------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("groups,present,absent", [
+    ("notes", {"note_create", "note_search"}, {"memory_add", "build_context", "reindex"}),
+    ("memory", {"memory_add", "memory_search"}, {"note_create", "reindex"}),
+    ("admin", {"reindex", "note_history"}, {"note_create", "memory_add"}),
+    ("notes, memory", {"note_create", "memory_add"}, {"reindex", "build_context"}),
+    ("all", {"note_create", "memory_add", "reindex", "build_context"}, set()),
+])
+async def test_tool_groups(tmp_path, groups, present, absent):
+    server = create_server(tmp_path / "ws", tools=groups)
+    async with Client(server) as c:
+        names = {t.name for t in (await c.list_tools()).tools}
+    assert present <= names and not (absent & names)
+
+
+def test_unknown_group_is_a_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match=r"unknown tool group\(s\) 'nots'.*notes, memory, context, admin"):
+        create_server(tmp_path / "ws", tools="nots,memory")
+
+
+async def test_groups_from_environment_and_workspace_yaml(tmp_path, monkeypatch):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / ".ctxnotes.yaml").write_text("tools: memory\nmax_result_tokens: 2000\n", encoding="utf-8")
+    server = create_server(ws)
+    assert server.tool_groups == ("memory",)
+    monkeypatch.setenv("CTXNOTES_TOOLS", "admin")
+    assert create_server(ws).tool_groups == ("admin",)
+    assert create_server(ws, tools="notes").tool_groups == ("notes",)  # the argument wins
+    with pytest.raises(ConfigError, match="max_result_tokens"):
+        create_server(ws, max_result_tokens=10)
+
+
+async def test_our_groups_fit_their_share_of_the_budget(tmp_path):
+    """notes + memory + admin: what this server itself adds to the model's prompt (build_context and the
+    session tools are measured by bench/tool_surface.py with the rest)."""
+    server = create_server(tmp_path / "ws", tools="notes,memory,admin")
+    async with Client(server) as c:
+        tools = (await c.list_tools()).tools
+    visible = sum(tokens(json.dumps({"name": t.name, "description": t.description, "inputSchema": t.input_schema}))
+                  for t in tools)
+    whole = tokens(json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]))
+    assert visible <= 1950, visible
+    assert whole <= 3700, whole
+
+
+# -- result texts ----------------------------------------------------------------------------------------------
+
+async def test_search_hits_are_about_sixty_tokens_with_full_structured_fields(tmp_path):
+    server = create_server(tmp_path / "ws")
+    async with Client(server) as c:
+        for i in range(12):
+            await call(c, "note_create", {"title": f"Token refresh finding {i}", "tags": ["auth", "backend"],
+                                          "content": "The token refresh fails when the clock skews. " * 20})
+        r = await call(c, "note_search", {"query": "token refresh"})
+        per_hit = (tokens(r.content[0].text) - 30) / 10
+        assert per_hit <= 75, per_hit
+        hit = r.structured_content["hits"][0]
+        assert {"id", "title", "type", "tags", "created_at", "updated_at", "uri", "score", "snippet",
+                "revision"} <= set(hit)
+        assert r.structured_content["next_offset"] == 10 and "offset=10" in r.content[0].text
+        detailed = await call(c, "note_search", {"query": "token refresh", "detail": True})
+        assert tokens(detailed.content[0].text) > tokens(r.content[0].text)
+        listing = await call(c, "note_list", {"limit": 10})
+        assert (tokens(listing.content[0].text) - 20) / 10 <= 60
+        for i in range(3):
+            await call(c, "memory_add", {"content": f"The user prefers pytest over unittest, case {i}. " * 8})
+        r = await call(c, "memory_search", {"query": "pytest"})
+        assert (tokens(r.content[0].text) - 20) / 3 <= 75
+
+
+async def test_every_result_is_bounded_with_a_marker(tmp_path):
+    server = create_server(tmp_path / "ws", max_result_tokens=2000)
+    async with Client(server) as c:
+        for i in range(40):
+            await call(c, "memory_add", {"content": f"memory {i} " + "word " * 300, "memory_type": "semantic"})
+        r = await call(c, "memory_search", {"limit": 40})
+        text = r.content[0].text
+        assert tokens(text) + tokens(json.dumps(r.structured_content)) <= 2000
+        s = r.structured_content
+        assert s["shown"] < 40 and s["next_offset"] == s["shown"] and "result size limit" in text
+        assert len(s["memories"]) == s["shown"]
+
+
+async def test_note_read_windows_a_big_note_and_the_resource_returns_it_whole(tmp_path):
+    server = create_server(tmp_path / "ws", max_result_tokens=3000)
+    sections = [f"## Part {i}\n" + f"Line of part {i} with some words.\n" * 200 for i in range(10)]
+    body = "\n".join(sections)
+    async with Client(server) as c:
+        n = (await call(c, "note_create", {"title": "Big", "content": body})).structured_content
+        r = await call(c, "note_read", {"note_id": n["id"]})
+        s = r.structured_content
+        assert s["window"]["offset"] == 0 and s["window"]["total_chars"] == len(body)
+        end = s["window"]["end"]
+        assert body.startswith(s["content"]) and end < len(body)
+        assert f'{{"offset": {end}}}' in r.content[0].text and "## Part" in r.content[0].text
+        assert tokens(r.content[0].text) + tokens(json.dumps(s)) <= 3000
+        # Walk the whole note through the windows: nothing is lost or repeated.
+        parts, offset = [s["content"]], end
+        while offset is not None:
+            s = (await call(c, "note_read", {"note_id": n["id"], "window": {"offset": offset}})).structured_content
+            parts.append(s["content"])
+            offset = s["window"]["next_offset"]
+        assert "".join(parts) == body
+        s = (await call(c, "note_read", {"note_id": n["id"], "window": {"heading": "Part 7"}})).structured_content
+        assert s["content"].startswith("## Part 7") and "## Part 8" not in s["content"]
+        r = await c.call_tool("note_read", {"note_id": n["id"], "window": {"heading": "Nope"}})
+        assert r.is_error and "Part 0" in r.content[0].text
+        small = (await call(c, "note_create", {"title": "Small", "content": "short"})).structured_content
+        s = (await call(c, "note_read", {"note_id": small["id"]})).structured_content
+        assert s["content"] == "short" and "window" not in s
+        raw = (await c.read_resource(n["uri"])).contents[0].text
+        assert body in raw
+
+
+# -- expected_revision ------------------------------------------------------------------------------------
+
+async def test_expected_revision_refuses_a_stale_write(tmp_path):
+    server = create_server(tmp_path / "ws")
+    async with Client(server) as c:
+        n = (await call(c, "note_create", {"title": "Shared", "content": "v1"})).structured_content
+        first = n["revision"]
+        u = (await call(c, "note_update", {"note_id": n["id"], "content": "v2", "expected_revision": first}))
+        second = u.structured_content["revision"]
+        assert second != first
+        r = await c.call_tool("note_update", {"note_id": n["id"], "content": "v3", "expected_revision": first})
+        assert r.is_error and second in r.content[0].text
+        r = await c.call_tool("note_delete", {"note_id": n["id"], "expected_revision": first})
+        assert r.is_error
+        assert (await call(c, "note_read", {"note_id": n["id"]})).structured_content["content"] == "v2"
+        await call(c, "note_delete", {"note_id": n["id"], "expected_revision": second})
+        m = (await call(c, "memory_add", {"content": "fact"})).structured_content
+        r = await c.call_tool("memory_update", {"memory_id": m["id"], "importance": 0.9,
+                                                "expected_revision": "000000000000"})
+        assert r.is_error and m["revision"] in r.content[0].text
+        r = await c.call_tool("memory_forget", {"memory_id": m["id"], "expected_revision": "000000000000"})
+        assert r.is_error
+        await call(c, "memory_forget", {"memory_id": m["id"], "expected_revision": m["revision"]})
+
+
+# -- completions ------------------------------------------------------------------------------------------
+
+async def test_completions_for_note_ids_tags_and_types(tmp_path):
+    server = create_server(tmp_path / "ws")
+    async with Client(server, mode="legacy") as c:
+        a = (await call(c, "note_create", {"title": "Auth refactor plan", "tags": ["auth"]})).structured_content
+        b = (await call(c, "note_create", {"title": "Database migration", "tags": ["db", "auth"]})).structured_content
+        ref = ResourceTemplateReference(type="ref/resource", uri="note://{note_id}")
+        r = await c.complete(ref, {"name": "note_id", "value": a["id"][:-3]})
+        assert r.completion.values == [a["id"]]
+        r = await c.complete(ref, {"name": "note_id", "value": "migra"})
+        assert r.completion.values == [b["id"]]
+        r = await c.complete(ref, {"name": "note_id", "value": ""})
+        assert set(r.completion.values) == {a["id"], b["id"]} and r.completion.total == 2
+        prompt = PromptReference(type="ref/prompt", name="resume_task")
+        r = await c.complete(prompt, {"name": "tag", "value": "a"})
+        assert r.completion.values == ["auth"]
+        r = await c.complete(PromptReference(type="ref/prompt", name="record_progress"),
+                             {"name": "note_type", "value": "b"})
+        assert r.completion.values == ["blocker"]
+
+
+# -- structured results match the published schemas ---------------------------------------------------------
+
+async def test_structured_results_match_their_output_schemas(tmp_path):
+    server = create_server(tmp_path / "ws")
+    async with Client(server) as c:
+        schemas = {t.name: t.output_schema for t in (await c.list_tools()).tools}
+        n = (await call(c, "note_create", {"title": "T", "content": "# h\nbody", "tags": ["x"]})).structured_content
+        m = (await call(c, "memory_add", {"content": "fact", "memory_type": "semantic"})).structured_content
+        calls = [("note_create", {"title": "U"}), ("note_read", {"note_id": n["id"]}),
+                 ("note_update", {"note_id": n["id"], "content": "new"}), ("note_search", {"query": "new"}),
+                 ("note_list", {}), ("note_summary", {}), ("note_history", {"note_id": n["id"]}),
+                 ("memory_search", {"query": "fact"}), ("memory_search", {}), ("memory_read", {"memory_id": m["id"]}),
+                 ("memory_update", {"memory_id": m["id"], "importance": 0.7}),
+                 ("memory_consolidate", {"dry_run": True}), ("memory_summary", {}), ("reindex", {}),
+                 ("memory_forget", {"memory_id": m["id"]}), ("note_delete", {"note_id": n["id"]})]
+        for tool, args in calls:
+            r = await call(c, tool, args)
+            jsonschema.validate(r.structured_content, schemas[tool])
