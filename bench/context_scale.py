@@ -4,6 +4,7 @@ Short distinct turns (a generated statement log, repeated with distinct suffixes
 budget, so thousands of turns are selected and checked for near-duplicates.
 
 Run: python -m bench.context_scale [--turns 8000 20000] [--max-tokens 128000] [--runs 3]
+     python -m bench.context_scale --workspace-notes 10000   # p50/p95/p99 with 10k notes + 600 turns
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 import statistics
 import sys
 import time
+from pathlib import Path
 
 from bench.devsets.statement_logs import generate_log
 from context import build_context
@@ -30,12 +32,49 @@ def history_of(turns: int) -> list[dict]:
     return out[:turns]
 
 
+def workspace_latency(notes: int, runs: int, scratch: Path) -> int:
+    """build_context with a workspace of ``notes`` tldr notes as evidence and conv-26's first 600 turns."""
+    from bench import corpus as C
+    from bench.ours import prepare
+    from context.workspace_evidence import WorkspaceEvidence
+    from notes_store import open_workspace
+    data = C.data_dir(None)
+    if data is None:
+        print("shared data not found: nothing measured")
+        return 0
+    en, zh = C.load_pages(data)
+    ws_dir = scratch / f"ws-{notes}"
+    if not (ws_dir / "notes").is_dir():
+        prepare(ws_dir, C.corpus(en, zh, notes))
+    ws = open_workspace(ws_dir)
+    try:
+        ws.notes.search("warm up the index", limit=5)
+        history, questions = C.locomo_history(data, 600)
+        evidence = WorkspaceEvidence(ws)
+        times = []
+        for q in (questions * (runs // len(questions) + 2))[:runs + 1]:
+            t0 = time.perf_counter()
+            build_context(q, history=history, max_tokens=2000, evidence=evidence)
+            times.append((time.perf_counter() - t0) * 1000)
+        first, times = times[0], sorted(times[1:])
+        pct = lambda p: times[min(len(times) - 1, int(p * (len(times) - 1) + 0.5))]  # noqa: E731
+        print(f"build_context, {notes:,} notes + {len(history)} turns, max_tokens 2,000, {len(times)} runs: "
+              f"first {first:.1f} ms; p50 {pct(0.5):.1f} ms, p95 {pct(0.95):.1f} ms, p99 {pct(0.99):.1f} ms")
+    finally:
+        ws.close()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--workspace-notes", type=int, help="measure with a workspace of this many notes instead")
+    ap.add_argument("--scratch", type=Path, default=Path("/tmp/ctxnotes-bench"))
     ap.add_argument("--turns", type=int, nargs="+", default=[2000, 8000, 20000])
     ap.add_argument("--max-tokens", type=int, default=128_000)
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args(argv)
+    if args.workspace_notes:
+        return workspace_latency(args.workspace_notes, max(args.runs, 40), args.scratch)
     print(f"build_context, max_tokens {args.max_tokens:,}, {args.runs} runs each (wall time, ms)")
     base = None
     for n in args.turns:

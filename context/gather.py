@@ -42,11 +42,26 @@ def parse_timestamp(value: Any, where: str) -> datetime | None:
     """A naive-UTC datetime from a datetime, ISO-8601 string or epoch seconds (None stays None)."""
     if value is None or value == "":
         return None
+    if isinstance(value, datetime) and value.tzinfo is None:
+        return value  # naive means UTC already
+    if isinstance(value, str):
+        # Cached: a history's timestamps come back on every call of an agent loop.
+        parsed = _parse_iso_cached(value)
+        if parsed is not None:
+            return parsed
     try:
         # Naive UTC: mixed aware/naive datetimes could not be compared.
         return to_naive_utc(value, numbers=True)
     except NotATime as exc:
         raise ContextError(f"{where}: timestamp {exc}") from None
+
+
+@lru_cache(maxsize=65536)
+def _parse_iso_cached(value: str) -> datetime | None:
+    try:
+        return to_naive_utc(value)
+    except NotATime:
+        return None  # the caller reports it with where it came from
 
 
 def day_label(ts: datetime) -> str:

@@ -49,6 +49,7 @@ class Profile:
 
 
 PROXIMITY_WEIGHT = 1.0
+PROXIMITY_CANDIDATES = 150
 # The turns plain BM25 ranks first are taken before any other signal gets a say, until they fill
 # this share of the room: recency, neighbours and proximity can add turns, never push these out.
 BM25_RESERVED_SHARE = 0.3
@@ -101,7 +102,10 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     rels = lexical_relevance(query, texts)
     if PROXIMITY_WEIGHT:
         # A run of the query's words in its order is stronger evidence than the same words apart.
-        near = proximity(query, texts, [i for i, r in enumerate(rels) if r > 0])
+        # Only the leading candidates can be reordered into the budget: look at those.
+        leading = sorted((i for i, r in enumerate(rels) if r > 0), key=rels.__getitem__,
+                         reverse=True)[:PROXIMITY_CANDIDATES]
+        near = proximity(query, texts, leading)
         rels = [r * (1.0 + PROXIMITY_WEIGHT * near.get(i, 0.0)) for i, r in enumerate(rels)]
         top = max(rels, default=0.0)
         rels = [r / top for r in rels] if top > 0 else rels
@@ -183,8 +187,14 @@ def _fill_recency(candidates: list[Packet]) -> None:
 def _fingerprint(p: Packet) -> tuple[str, frozenset[str]]:
     """Whitespace- and case-normalised text and the term set, computed once per packet."""
     if p.fingerprint is None:
-        p.fingerprint = (" ".join(p.content.split()).lower(), frozenset(terms_of(p.content)))
+        p.fingerprint = _text_fingerprint(p.content)
     return p.fingerprint
+
+
+@lru_cache(maxsize=65536)
+def _text_fingerprint(content: str) -> tuple[str, frozenset[str]]:
+    # Cached by text: an agent loop sends the same turns on every call.
+    return " ".join(content.split()).lower(), frozenset(terms_of(content))
 
 
 @dataclass
