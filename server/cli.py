@@ -52,13 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "<workspace>/.ctxnotes.yaml or $CTXNOTES_GIT_AUTOCOMMIT; else off)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # that command group is not built yet
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(name).register(sub)
     return parser
 
 

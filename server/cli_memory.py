@@ -105,7 +105,7 @@ def cmd_update(args, ws):
     content = _content_arg(args.content, args.content_file)
     tags = [] if args.clear_tags else _tags_arg(args.tag)
     memory = ws.memory.update(args.memory_id, content=content, importance=args.importance, tags=tags,
-                              ttl_minutes=args.ttl_minutes)
+                              ttl_minutes=args.ttl_minutes, expected_revision=args.expect)
     return memory.to_dict(), f"updated {memory.id}"
 
 
@@ -114,7 +114,7 @@ def cmd_forget(args, ws):
         raise CommandError("give a memory id, or --strategy " + "|".join(STRATEGIES))
     result = ws.memory.forget(args.memory_id, strategy=args.strategy, threshold=args.threshold,
                               max_age_days=args.max_age_days, capacity=args.capacity, dry_run=args.dry_run,
-                              memory_type=args.type)
+                              memory_type=args.type, expected_revision=args.expect)
     data = result.to_dict()
     verb = "would forget" if data["dry_run"] else "forgot"
     lines = [f"{verb} {data['count']} memory(ies)" + (f" ({data['strategy']})" if data["strategy"] else "")]
@@ -199,6 +199,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tag", action="append", metavar="TAG", help="replace the tags (repeatable)")
     p.add_argument("--clear-tags", action="store_true", help="remove all tags")
     p.add_argument("--ttl-minutes", type=float, metavar="MIN", help="working memory: expire this long from now")
+    p.add_argument("--expect", metavar="REV", default=None,
+                   help="only if the memory is still at this revision; else exit 2 and change nothing")
     p.set_defaults(handler=cmd_update)
 
     p = msub.add_parser("forget", help="remove a memory by id, or by a strategy")
@@ -209,6 +211,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--capacity", type=int, help="capacity_based: keep the best N per type")
     p.add_argument("--type", "-t", action="append", choices=MEMORY_TYPES, help="strategy: only this type (repeatable)")
     p.add_argument("--dry-run", "-n", action="store_true", help="show what would be forgotten, change nothing")
+    p.add_argument("--expect", metavar="REV", default=None,
+                   help="only if the memory is still at this revision; else exit 2 and change nothing")
     p.set_defaults(handler=cmd_forget)
 
     p = msub.add_parser("consolidate", help="promote working -> episodic (important) or episodic -> semantic "

@@ -62,12 +62,12 @@ def cmd_read(args, ws):
 
 def cmd_update(args, ws):
     note = ws.notes.update(args.note_id, title=args.title, content=_content_arg(args), note_type=args.type,
-                           tags=_tags_arg(args.tag) if not args.clear_tags else [])
+                           tags=_tags_arg(args.tag) if not args.clear_tags else [], expected_revision=args.expect)
     return note.to_dict(), f"updated {note.id} ({note.updated_at})"
 
 
 def cmd_delete(args, ws):
-    result = ws.notes.delete(args.note_id)
+    result = ws.notes.delete(args.note_id, expected_revision=args.expect)
     return result, f"deleted {result['id']}" + (f" ({result['title']})" if result.get("title") else "")
 
 
@@ -159,6 +159,12 @@ def _doctor_git(ws, data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _expect(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--expect", metavar="REV", default=None,
+                   help="only if the note is still at this revision (from read/--json); else exit 2 and change "
+                        "nothing. Without it the last writer wins")
+
+
 def _filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--type", choices=NOTE_TYPES, help="only notes of this type")
     p.add_argument("--tag", action="append", metavar="TAG", help="only notes with this tag (repeatable)")
@@ -190,10 +196,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--type", "-t", choices=NOTE_TYPES)
     p.add_argument("--tag", action="append", metavar="TAG", help="replace the tags (repeatable)")
     p.add_argument("--clear-tags", action="store_true", help="remove all tags")
+    _expect(p)
     p.set_defaults(handler=cmd_update)
 
     p = nsub.add_parser("delete", help="delete a note")
     p.add_argument("note_id")
+    _expect(p)
     p.set_defaults(handler=cmd_delete)
 
     p = nsub.add_parser("search", help="full-text search (English and Chinese; \"quoted phrases\")")
