@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import chain
 
 JACCARD = 0.8
 MIN_TERMS = 4
@@ -25,9 +26,7 @@ class NearDuplicates:
 
     def __init__(self, all_term_sets: Iterable[frozenset[str]]) -> None:
         # Rarity over every candidate (added or not) gives the global order prefixes use.
-        self._df: Counter[str] = Counter()
-        for terms in all_term_sets:
-            self._df.update(terms)
+        self._df: Counter[str] = Counter(chain.from_iterable(all_term_sets))
         self._by_text: dict[str, int] = {}
         self._prefix_index: dict[str, list[int]] = {}
         self._sets: list[frozenset[str]] = []

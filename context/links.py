@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
+from functools import lru_cache
+from itertools import chain
 
 from notes_store.analysis import is_content_term
 
@@ -55,8 +57,8 @@ def _compute(texts: Sequence[str], roles: Sequence[str | None],
     n = len(texts)
     if n < 2:
         return []
-    terms = [frozenset(t for t in terms_of(x) if is_content_term(t)) for x in texts]
-    df = Counter(t for s in terms for t in s)
+    terms = [_content_terms(x) for x in texts]
+    df = Counter(chain.from_iterable(terms))
     limit = max(2, RARE_SHARE * n)
     idf = {t: math.log(1.0 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
     mass = [sum(idf[t] for t in s) or 1.0 for s in terms]
@@ -80,6 +82,12 @@ def _compute(texts: Sequence[str], roles: Sequence[str | None],
             link = 0.0  # a new day is a new session
         links.append(link)
     return links
+
+
+@lru_cache(maxsize=65536)
+def _content_terms(text: str) -> frozenset[str]:
+    # Cached by text: a growing history repeats all but its newest turn.
+    return frozenset(t for t in terms_of(text) if is_content_term(t))
 
 
 def _prior(adjacent: list[float], far: list[float]) -> float:

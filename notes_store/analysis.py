@@ -183,6 +183,7 @@ _CJK_FUNCTION_CHARS = set("的了吗呢吧啊么是在有和与及也都就还�
 QUESTION_TERMS = frozenset(t for w in _QUESTION_WORDS.split() for t in index_terms(w))
 
 
+@lru_cache(maxsize=100_000)
 def is_content_term(term: str) -> bool:
     """False for question words and for CJK bigrams that hold a particle or pronoun."""
     if term in QUESTION_TERMS:
