@@ -1,130 +1,81 @@
-"""Where the time of a trivial MCP call goes: ``python -m bench.call_floor [--workspace DIR]``.
+"""Where a trivial MCP tool call's time goes: p50/p95/p99 of note_read on a small note, in process and over
+stdio, and a profile of the in-process calls split into our code, the SDK, pydantic, JSON and thread hops.
 
-The same ``note_list {limit: 10}`` is timed at each layer, on the same workspace:
-
-1. the library call (``ws.notes.list(limit=10)``);
-2. an in-memory SDK client on our server (``Client(server)``): ``ping`` (the SDK's request
-   round trip with no tool; handshake-era client, the only one with ping) and ``note_list`` (+ argument parsing, our tool code, the output
-   model, the client's check of the result against the output schema);
-3. the client's own output-schema check alone (``session.validate_tool_result``);
-4. a real ``ctxnotes serve`` child over stdio: ``ping`` and ``note_list`` (+ JSON framing, pipes,
-   the process hop and the server's thread hop).
-
-Differences between the layers are the breakdown: printed as a Markdown table (medians, ms).
+    .venv/bin/python -m bench.call_floor [--calls 300] [--profile]
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
+import statistics
 import sys
+import tempfile
 import time
-import warnings
 from pathlib import Path
 from typing import Any
-from collections.abc import Awaitable, Callable
 
-from .stats import summary
+import anyio
+from mcp import Client, StdioServerParameters
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
-async def _time(fn: Callable[[], Awaitable[Any]], n: int) -> dict[str, Any]:
-    for _ in range(min(20, n)):  # warm-up
-        await fn()
-    times = []
-    for _ in range(n):
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+def line(name: str, ms: list[float]) -> str:
+    return (f"{name:<34} p50 {statistics.median(ms):6.2f} ms  p95 {pct(ms, 0.95):6.2f}  p99 {pct(ms, 0.99):6.2f}"
+            f"  (n={len(ms)})")
+
+
+async def timed_calls(client: Client, calls: int, tool: str, args: dict[str, Any]) -> list[float]:
+    for _ in range(20):  # warm-up: imports, the index searcher, caches
+        await client.call_tool(tool, args)
+    out = []
+    cpu0 = time.process_time()
+    for _ in range(calls):
         t0 = time.perf_counter()
-        await fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return summary(times)
-
-
-async def measure(ws_dir: Path, calls: int = 300) -> dict[str, Any]:
-    """Medians per layer (see the module doc) on the workspace at ``ws_dir``."""
-    from mcp import Client
-
-    from notes_store import open_workspace
-    from server.app import create_server
-    from server.mcp_state import WorkspaceHandle
-
-    from .mcp_stdio import _params
-
-    out: dict[str, Any] = {"calls": calls}
-    args = {"limit": 10}
-    ws = open_workspace(ws_dir)
-    try:
-        times = []
-        for _ in range(calls):
-            t0 = time.perf_counter()
-            ws.notes.list(limit=10)
-            times.append((time.perf_counter() - t0) * 1000)
-        out["library"] = summary(times)
-    finally:
-        ws.close()
-
-    handle = WorkspaceHandle(ws_dir)
-    server = create_server(ws_dir, handle=handle)
-    try:
-        async with Client(server, mode="legacy") as c:  # ping exists only in the handshake era
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                out["memory_ping"] = await _time(lambda: c.send_ping(), calls)
-        async with Client(server) as c:
-            await c.list_tools()
-            out["memory_note_list"] = await _time(lambda: c.call_tool("note_list", args), calls)
-            result = await c.call_tool("note_list", args)
-            validate = getattr(c.session, "validate_tool_result", None)
-            if validate is not None:
-                out["client_output_check"] = await _time(lambda: validate("note_list", result), calls)
-    finally:
-        handle.close()
-
-    async with Client(_params(ws_dir), mode="legacy") as c:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out["stdio_ping"] = await _time(lambda: c.send_ping(), calls)
-    async with Client(_params(ws_dir)) as c:
-        await c.list_tools()
-        await c.call_tool("note_list", args)  # opens the workspace
-        out["stdio_note_list"] = await _time(lambda: c.call_tool("note_list", args), calls)
+        r = await client.call_tool(tool, args)
+        out.append((time.perf_counter() - t0) * 1000)
+        assert not r.is_error
+    # CPU of the whole process (client and server threads) per call: steadier than wall time on a busy machine.
+    print(f"  {tool}: {(time.process_time() - cpu0) / calls * 1000:.2f} ms CPU per call in this process")
     return out
 
 
-def render(res: dict[str, Any]) -> str:
-    """The breakdown as a Markdown table of medians."""
-    def p50(key: str) -> float:
-        return float((res.get(key) or {}).get("p50") or 0.0)
-
-    lib, mping, mlist, check = p50("library"), p50("memory_ping"), p50("memory_note_list"), p50("client_output_check")
-    sping, slist = p50("stdio_ping"), p50("stdio_note_list")
-    rows = [
-        ("note_list per stdio call (what a client sees)", slist),
-        ("library call `ws.notes.list(limit=10)`", lib),
-        ("SDK request round trip, in memory (`ping`)", mping),
-        ("tool layer in memory: note_list − ping − library (arguments, our tool code, output model, "
-         "client schema check)", mlist - mping - lib),
-        ("  of which the client's output-schema check", check),
-        ("stdio transport: stdio ping − in-memory ping (JSON, pipes, process hop)", sping - mping),
-        ("rest: stdio note_list − in-memory note_list − transport (thread hop, larger message)",
-         slist - mlist - (sping - mping)),
-    ]
-    lines = [f"Per-call floor breakdown ({res['calls']} calls each, medians in ms):", "",
-             "| layer | ms (p50) |", "|---|---|"]
-    lines += [f"| {label} | {v:.2f} |" for label, v in rows]
-    return "\n".join(lines)
+async def run(args: argparse.Namespace) -> None:
+    from server.app import create_server
+    with tempfile.TemporaryDirectory() as tmp:
+        server = create_server(Path(tmp) / "ws")
+        async with Client(server) as c:
+            note = (await c.call_tool("note_create", {"title": "floor", "content": "tiny"})).structured_content
+            read = {"note_id": note["id"]}
+            print(line("in process, note_search", await timed_calls(c, args.calls, "note_search", {"query": "floor"})))
+            print(line("in process, note_read", await timed_calls(c, args.calls, "note_read", read)))
+            print(line("in process, note_summary", await timed_calls(c, args.calls, "note_summary", {})))
+            if args.profile:
+                prof = cProfile.Profile()
+                prof.enable()
+                await timed_calls(c, args.calls, "note_read", read)
+                prof.disable()
+                stats = pstats.Stats(prof)
+                stats.sort_stats("cumulative").print_stats(35)
+        server.workspace_handle.close()
+        params = StdioServerParameters(command=sys.executable, cwd=str(ROOT),
+                                       args=["-m", "server.cli", "serve", "--workspace", str(Path(tmp) / "ws")])
+        async with Client(params, mode="legacy") as c:  # CPU printed here is the client's only
+            print(line("stdio, note_read", await timed_calls(c, args.calls, "note_read", read)))
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.call_floor", description=__doc__.splitlines()[0])
-    ap.add_argument("--workspace", type=Path, default=Path("/tmp/ctxnotes-bench/ws-1000"),
-                    help="an existing workspace (default: the bench's 1k workspace)")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--calls", type=int, default=300)
-    args = ap.parse_args(argv)
-    if not (args.workspace / "notes").is_dir():
-        print(f"not available: {args.workspace} has no notes/ folder (run `python -m bench --notes 1000` first, "
-              "or pass --workspace DIR)")
-        return 2
-    import anyio
-    res = anyio.run(measure, args.workspace.resolve(), args.calls)
-    print(render(res))
+    ap.add_argument("--profile", action="store_true")
+    anyio.run(run, ap.parse_args(argv))
     return 0
 
 

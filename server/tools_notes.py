@@ -192,8 +192,11 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
             revision = f" | revision {n['revision']}" if n.get("revision") else ""
             text = (f"Note {n['id']} — {n['title']}\ntype: {n['type']} | tags: {tags} | updated "
                     f"{n['updated_at']}{revision}\n\n{part}{marker}")
-            used = count_tokens(text) + count_tokens(json.dumps(n, ensure_ascii=False))
-            if used <= limits.max_result_tokens or budget <= 200:
+            whole = text + json.dumps(n, ensure_ascii=False)
+            if fits(whole, limits.max_result_tokens) or budget <= 200:  # bytes first: no tokenizer on small notes
+                break
+            used = count_tokens(text) + count_tokens(whole[len(text):])
+            if used <= limits.max_result_tokens:
                 break
             budget = max(200, budget * limits.max_result_tokens // used - 50)
         return Reply(text, n)
