@@ -33,18 +33,20 @@ class OpenWorkspace(Workspace):
 def open_workspace(root: str | os.PathLike[str], *, rescan_interval: float | None = None,
                    max_content_bytes: int | None = None, clock: Callable[[], float] = time.time,
                    git_autocommit: bool | None = None, memory_config: MemoryConfig | None = None,
-                   settings: Settings | None = None) -> OpenWorkspace:
+                   settings: Settings | None = None, commit_delay: float = 0.25) -> OpenWorkspace:
     """Open (creating if needed) the workspace at ``root`` and attach its stores.
 
     ``rescan_interval`` (s), ``max_content_bytes`` and ``git_autocommit``: None means the
     environment, then ``.ctxnotes.yaml``, then the default (``notes_store.settings``; a resolved
     ``settings`` object may be passed instead). ``clock`` is a ``time.time``-like callable;
     ``memory_config`` a ``MemoryConfig`` (TTL, capacity, half-lives, score weights).
+    ``commit_delay`` (s): how long writes gather, searchable from memory, before the index commits them.
     """
     settings = settings or load_settings(root, rescan_interval=rescan_interval,
                                          max_content_bytes=max_content_bytes, git_autocommit=git_autocommit)
     ws = OpenWorkspace(root, [NoteCollection(), MemoryCollection()], rescan_interval=settings.rescan_interval,
-                       max_content_bytes=settings.max_content_bytes, clock=clock)
+                       max_content_bytes=settings.max_content_bytes, clock=clock,
+                       commit_delay=commit_delay)
     ws.notes = NoteStore(ws)
     ws.memory = MemoryStore(ws, memory_config)
     from .git_sync import configure_autocommit

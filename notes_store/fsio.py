@@ -82,6 +82,11 @@ def remove_temp_files(folder: Path) -> list[str]:
 class WorkspaceLock:
     """An exclusive lock shared by every thread and process on one workspace.
 
+    The lock file (``<workspace>/.ctxnotes.lock``) sits beside the notes, not in the derived
+    ``.index/`` folder, so deleting the index never takes the lock with it. It is created once
+    and never replaced; after taking the ``flock`` the holder checks that the path still names
+    the file it locked (someone may have deleted or swapped it in between) and tries again if not.
+
     ``flock`` is released by the kernel when a process dies, so a lock "left
     behind" by a killed writer never blocks anyone. A live process that holds
     it longer than ``timeout`` seconds (hung, or stopped in a debugger) gets a
@@ -96,8 +101,12 @@ class WorkspaceLock:
         self._depth = 0
         self._fd: int | None = None
 
-    def _acquire(self, fd: int) -> None:
-        deadline = time.monotonic() + self.timeout
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def _acquire(self, fd: int, deadline: float) -> bool:
+        """Take the flock on ``fd``; False when ``fd`` is no longer the file at the path."""
         delay = 0.001
         while True:
             try:
@@ -110,20 +119,39 @@ class WorkspaceLock:
                                        "if that process is hung, stop it (the lock is released when it exits)") from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
+        try:
+            same = os.stat(self._path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if not same:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return False
+        mine = f"pid {os.getpid()}".encode()
+        if os.pread(fd, 64, 0) != mine:  # written only when it changes: the file's mtime stays put
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, mine, 0)
+        return True
+
+    def _open(self) -> int:
+        try:
+            return os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise StorageError(f"cannot open the workspace lock {self._path}: {exc.strerror or exc}") from exc
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[None]:
         with self._thread_lock:
             if self._depth == 0:
-                self._path.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
-                try:
-                    self._acquire(fd)
-                except BaseException:
-                    os.close(fd)
-                    raise
+                deadline = time.monotonic() + self.timeout
+                while True:
+                    fd = self._open()
+                    try:
+                        if self._acquire(fd, deadline):
+                            break
+                    except BaseException:
+                        os.close(fd)
+                        raise
+                    os.close(fd)  # the file was deleted or replaced: lock the one the path names now
                 self._fd = fd
             self._depth += 1
             try:

@@ -129,8 +129,9 @@ class Ranker:
         return entry
 
     def search(self, searcher, units: Sequence[QueryUnit], allowed: set[int], limit: int,
-               match_all: bool, generation: object = None) -> tuple[list[tuple[int, float]], int]:
-        """Top ``limit`` (docnum, score) among ``allowed`` docs, and how many matched."""
+               match_all: bool, generation: object = None) -> tuple[list[tuple[int, float]], int, bool]:
+        """Top ``limit`` (docnum, score) among ``allowed`` docs, how many matched, and whether that
+        count is a lower bound."""
         leaves = self._leaves(searcher)
         if generation != self._generation or self._terms_size > self.max_postings:
             self._generation, self._terms, self._terms_size = generation, {}, 0
@@ -160,7 +161,7 @@ class Ranker:
                 matched &= keys
             all_terms = [t for terms, _k in per_group for t in terms]
             scored = ((d, sum(idf * docs[d] for docs, idf, _ub in all_terms)) for d in matched)
-            return heapq.nlargest(limit, scored, key=lambda x: (x[1], -x[0])), len(matched)
+            return heapq.nlargest(limit, scored, key=lambda x: (x[1], -x[0])), len(matched), False
 
         terms = sorted((weighted(t) for t in dict.fromkeys(t for u in units for t in u.terms)),
                        key=lambda t: -t[2])
@@ -192,4 +193,4 @@ class Ranker:
             for d, part in docs.items():
                 scores[d] = get(d, 0.0) + idf * part
         scored = ((d, s) for d, s in scores.items() if d in allowed)
-        return heapq.nlargest(limit, scored, key=lambda x: (x[1], -x[0])), total
+        return heapq.nlargest(limit, scored, key=lambda x: (x[1], -x[0])), total, False

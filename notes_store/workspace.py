@@ -1,38 +1,57 @@
-"""A workspace: folders of Markdown files (the truth) plus the index (a cache).
+"""A workspace: folders of Markdown files (the truth), a catalogue of them and a search index (caches).
 
-``Workspace`` owns the lock, the index and an in-memory catalogue of every
-indexed file, and keeps the three in step with the folders: on open, before
-each read (cheaply: one ``stat`` per folder, a full scan only when a folder
-changed or ``rescan_interval`` passed), and after its own writes.
+``Workspace`` wires the parts together and owns the locks:
+
+- ``folder_sync.FolderSync`` says which files changed (inotify, change token, scans);
+- ``catalogue.Catalogue`` holds a row per file for listings, saved to ``.index/catalogue``;
+- ``write_batch.WriteBatch`` makes writes searchable at once and commits them in the background;
+- a ``search_backend.SearchBackend`` (``whoosh_backend.WhooshBackend``) ranks documents.
+
+Locks: writers hold ``_mutex`` (this process) and ``lock`` (every process, the file
+``<workspace>/.ctxnotes.lock``) for the file write and the catalogue update only. The engine
+commit runs in the committer thread under ``_index_lock``. Searches and listings take neither:
+they read the catalogue, the overlay of uncommitted writes and the last committed index.
+A damaged index has one way back: ``_recover`` (rebuild from the files).
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import logging
 import os
-import secrets
-import stat
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
-from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .analysis import QueryUnit
+from .catalogue import Catalogue, Entry
 from .document import BadFile
 from .errors import StorageError
+from .folder_sync import FolderSync, Found, Problem
 from .fsio import WorkspaceLock, remove_temp_files
-from .index import Filters, IndexCorrupt, IndexEntry, SearchIndex
+from .safe_read import read_regular_file
+from .search_backend import Filters, IndexCorrupt, IndexEntry, SearchBackend
 from .watch import FolderWatcher
+from .whoosh_backend import WhooshBackend
+from .write_batch import WriteBatch, search_overlay
+
+__all__ = ["Workspace", "Collection", "Entry", "Catalogue", "Problem", "WriteEvent", "WriteListener",
+           "ChangeListener", "RankedRows", "GITIGNORE", "INDEX_DIR", "LOCK_FILE"]
 
 log = logging.getLogger("ctxnotes.workspace")
 
 INDEX_DIR = ".index"
-GITIGNORE = "# ctxnotes: the index and locks are derived from the notes; never commit them\n.index/\n.tmp-*\n"
+LOCK_FILE = ".ctxnotes.lock"
+CATALOGUE_FILE = "catalogue"
+GITIGNORE = ("# ctxnotes: the index and locks are derived from the notes; never commit them\n"
+             f".index/\n.tmp-*\n{LOCK_FILE}\n")
 DEFAULT_MAX_CONTENT_BYTES = 1 << 20
+SAFETY_RESCAN_INTERVAL = 300.0  # seconds between full scans in a watching server, whatever inotify says
+RETRY_AFTER_ERROR = 2.0         # seconds before a refresh that failed is tried again (in the background)
+SAVE_WHEN_IDLE = 10.0           # seconds without writes before a changed catalogue is saved
 
 
 class Collection(Protocol):
@@ -47,22 +66,31 @@ class Collection(Protocol):
 
 
 @dataclass
-class Entry:
-    """The catalogue's row for one indexed file."""
+class WriteEvent:
+    """A file a store has just written or deleted durably (for listeners such as Git auto-commit)."""
 
-    key: str
-    kind: str
+    action: str        # "create" | "update" | "delete"
+    kind: str          # "note" | "memory"
+    id: str
+    title: str
     path: Path
-    mtime_ns: int
-    size: int
-    meta: dict[str, Any]
-
-    @property
-    def id(self) -> str:
-        return self.path.stem
 
 
-_versions = itertools.count(1)
+WriteListener = Callable[[WriteEvent], "str | None"]  # returns a warning to report, or None
+ChangeListener = Callable[[Mapping[str, str]], None]  # {"notes/<id>.md": "created" | "updated" | "deleted"}
+
+
+@dataclass
+class RankedRows:
+    """Catalogue rows for a query, best first; ``total`` may be a lower bound (see ``search_backend.Hits``)."""
+
+    rows: list[tuple[Entry, float]]
+    total: int
+    total_is_lower_bound: bool = False
+
+
+class _FolderUnreadable(Exception):
+    """A folder could not be read right now: apply nothing, keep the changes pending, retry."""
 
 
 def _env_int(name: str, default: int) -> int:
@@ -78,57 +106,12 @@ def _env_int(name: str, default: int) -> int:
     return number
 
 
-class Catalogue(dict):
-    """The in-memory rows of every indexed file, with a version that changes on every mutation
-    (listings cache their sorted order against it)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.version = next(_versions)
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        super().__setitem__(key, value)
-        self.version = next(_versions)
-
-    def __delitem__(self, key: str) -> None:
-        super().__delitem__(key)
-        self.version = next(_versions)
-
-    def pop(self, key: str, *default: Any) -> Any:
-        self.version = next(_versions)
-        return super().pop(key, *default)
-
-
-@dataclass
-class WriteEvent:
-    """A file a store has just written or deleted durably (for listeners such as Git auto-commit)."""
-
-    action: str        # "create" | "update" | "delete"
-    kind: str          # "note" | "memory"
-    id: str
-    title: str
-    path: Path
-
-
-WriteListener = Callable[[WriteEvent], "str | None"]  # returns a warning to report, or None
-
-
-@dataclass
-class Problem:
-    """A file that could not be read, and why."""
-
-    path: str
-    reason: str
-    mtime_ns: int = 0
-    size: int = 0
-
-
 class Workspace:
     """The folder a store works on; shared by the note and memory stores."""
 
     def __init__(self, root: str | os.PathLike[str], collections: Sequence[Collection], *,
                  rescan_interval: float = 2.0, max_content_bytes: int | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, commit_delay: float = 0.25) -> None:
         self.root = Path(root).expanduser().resolve()
         self.collections = {c.kind: c for c in collections}
         self.rescan_interval = rescan_interval
@@ -136,27 +119,34 @@ class Workspace:
                                                                DEFAULT_MAX_CONTENT_BYTES)
         self.clock = clock
         self.index_dir = self.root / INDEX_DIR
-        self.lock = WorkspaceLock(self.index_dir / "lock")
-        self.catalogue: Catalogue = Catalogue()
-        self._entries_cache: dict[str, tuple[int, list[Entry]]] = {}
+        self.lock = WorkspaceLock(self.root / LOCK_FILE)
+        self.catalogue = Catalogue()
         self.problems: dict[str, Problem] = {}
         self.events: list[str] = []  # what recovery did, for doctor/summary
-        self._index = SearchIndex(self.index_dir / "whoosh")
-        self._mutex = threading.RLock()
-        self._pending: dict[str, tuple[IndexEntry | None, int, int]] = {}
-        self._lazy: dict[str, tuple[IndexEntry | None, int, int]] = {}  # committed with the next flush, not before reads
-        self._changes_path = self.index_dir / "changes"
+        self.write_listeners: list[WriteListener] = []
+        self._change_listeners: list[ChangeListener] = []
+        self._index: SearchBackend = WhooshBackend(self.index_dir / "whoosh")
+        self._sync = FolderSync(self.root, {k: c.folder_name for k, c in self.collections.items()},
+                                self.index_dir / "changes")
+        self._batch = WriteBatch(self._commit_batch, delay=commit_delay)
+        self._mutex = threading.RLock()        # writers (and whatever changes the catalogue) in this process
+        self._index_lock = threading.RLock()   # one engine writer in this process
+        self._rebuilds = 0
         self._seen_changes: bytes | None = None
+        self._stamps: dict[str, int] = {}
+        self._last_scan = 0.0
+        self._scan_before_reading = False
+        self._next_safety_scan = 0.0
+        self._retry_at: float | None = None
+        self._last_write = 0.0
+        self._saved_version = -1
         self._write_depth = 0
         self._wrote = False
         self._clean = False
-        self._stamps: dict[str, int] = {}
-        self._last_scan = 0.0
-        self.write_listeners: list[WriteListener] = []
+        self._changes: dict[str, str] = {}  # what this write (or reconcile) changed, for change listeners
         self._warnings = threading.local()
         self._watcher: threading.Thread | None = None
         self._stop = threading.Event()
-        self._inotify: FolderWatcher | None = None
         self._open()
 
     # -- layout --------------------------------------------------------------
@@ -165,6 +155,29 @@ class Workspace:
 
     def key_for(self, kind: str, item_id: str) -> str:
         return f"{self.collections[kind].folder_name}/{item_id}.md"
+
+    @property
+    def _catalogue_path(self) -> Path:
+        return self.index_dir / CATALOGUE_FILE
+
+    @property
+    def _inotify(self) -> FolderWatcher | None:  # kept for older tests; use ``watching_with_inotify``
+        return self._sync.watcher
+
+    @property
+    def watching_with_inotify(self) -> bool:
+        """True when inotify reports changes to the folders (Linux); False: periodic scans instead."""
+        return self._sync.watcher is not None
+
+    @property
+    def index_generation(self) -> int:
+        """Changes whenever searches start seeing a new committed index (each background commit)."""
+        return self._index.generation
+
+    @property
+    def uncommitted(self) -> int:
+        """Writes searchable from memory that the index has not committed yet."""
+        return len(self._batch)
 
     def _ensure_layout(self) -> None:
         try:
@@ -175,349 +188,183 @@ class Workspace:
             gitignore = self.root / ".gitignore"
             if not gitignore.exists():
                 gitignore.write_text(GITIGNORE, encoding="utf-8")
+            else:  # a workspace from before the lock moved out of .index/: ignore the lock file too
+                text = gitignore.read_text(encoding="utf-8", errors="replace")
+                if text.startswith("# ctxnotes:") and LOCK_FILE not in text.splitlines():
+                    gitignore.write_text(text + ("" if text.endswith("\n") else "\n") + LOCK_FILE + "\n",
+                                         encoding="utf-8")
         except OSError as exc:
             raise StorageError(f"cannot create workspace at {self.root}: {exc.strerror or exc}") from exc
 
     def _open(self) -> None:
         self._ensure_layout()
-        # Watch before the first full scan: nothing that changes after it is missed.
-        self._inotify = FolderWatcher.open({c.folder_name: self.root / c.folder_name
-                                            for c in self.collections.values()})
-        with self.lock.hold():
+        self._sync.start()  # before the first look at the files: nothing changing after it is missed
+        fresh = False
+        with self._mutex, self.lock.hold():
             for coll in self.collections.values():
                 removed = remove_temp_files(self.root / coll.folder_name)
                 if removed:
-                    self._event(f"removed {len(removed)} temp file(s) left by an interrupted write in {coll.folder_name}/")
+                    self._event(f"removed {len(removed)} temp file(s) left by an interrupted write in "
+                                f"{coll.folder_name}/")
             if not self._index.open():
-                fresh = not any(self._index.folder.iterdir()) if self._index.folder.exists() else True
-                self._rebuild_locked("no index yet" if fresh else "no usable index found", quiet=fresh)
+                folder = self.index_dir / "whoosh"
+                empty = not folder.exists() or not any(folder.iterdir())
+                self._rebuild_locked("no index yet" if empty else "no usable index found", quiet=empty)
+                fresh = True
             else:
-                try:
-                    self._load_catalogue()
-                except IndexCorrupt as exc:
-                    self._rebuild_locked(f"index unreadable ({exc})")
-        self.refresh(force=True)
+                fresh = self._load_catalogue()
+        self._batch.start()
+        if not fresh:
+            self.refresh(force=True)
 
-    # -- the change token ------------------------------------------------------------
-    # Every write through a store replaces .index/changes with a random token, so
-    # other processes notice it with one tiny read (a folder's mtime alone is
-    # too coarse: two writes within one clock tick leave it unchanged).
-    def _read_changes(self) -> bytes | None:
+    def _load_catalogue(self) -> bool:
+        """Load the saved catalogue; True when it is known to match the files and the index as they are.
+
+        Then nothing else is read before the first answer (a watching server rescans in the
+        background to catch in-place edits made while it was down). Otherwise the saved rows are
+        the starting point of a full scan, and index entries no row explains are deleted.
+        """
+        kinds = set(self.collections)
+        loaded = Catalogue.load(self._catalogue_path, self.root, kinds)
+        if loaded is None:
+            self._rebuild_locked("no saved catalogue", quiet=True)
+            return True
+        rows, record = loaded
+        self.catalogue.replace_all(rows)
+        self._saved_version = self.catalogue.version
+        self.problems = {p[0]: Problem(p[0], p[1], p[2], p[3], bool(p[4]))
+                         for p in record.get("problems", []) if isinstance(p, list) and len(p) == 5}
+        token = self._sync.read_token()
+        stamps = self._sync.stamps()
+        if (record.get("index") == self._index.version and record.get("stamps") == stamps
+                and record.get("token") == (token or b"").decode("ascii", "replace")):
+            self._stamps = stamps or {}
+            self._seen_changes = token
+            self._scan_before_reading = True  # unless a watching thread does it in the background
+            return True
         try:
-            with open(self._changes_path, "rb") as fh:
-                return fh.read(64)
-        except OSError:
-            return None
+            indexed = set(self._index.keys())
+        except IndexCorrupt as exc:
+            self._rebuild_locked(f"index unreadable ({exc})")
+            return True
+        for key in indexed.difference(rows):
+            self._batch.delete(key)
+        for key in set(rows).difference(indexed):  # not in the index: the scan reads the file again
+            rows[key].mtime_ns = -3
+        return False
 
-    def _bump_changes(self) -> bytes | None:
-        token = secrets.token_hex(16).encode()
-        try:
-            fd = os.open(self._changes_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            try:
-                os.write(fd, token)
-            finally:
-                os.close(fd)
-        except OSError:  # the index folder is gone: the next read rebuilds it anyway
-            return None
-        return token
+    def save_catalogue(self) -> None:
+        """Write the catalogue and what it was checked against, so a restart with nothing changed reads no file.
 
+        Commits pending index work first: the record names the index state the rows match.
+        """
+        with self._mutex:
+            stamps = self._sync.stamps()
+            token = self._sync.read_token()
+            if self._sync.watcher is not None:
+                self.refresh()  # apply whatever inotify queued before ``stamps`` were read
+                clean = not self._sync.has_pending
+            else:
+                clean = stamps == self._stamps and token == self._seen_changes
+            self.flush()
+            if not clean or stamps is None:
+                stamps = {}  # not known to match: the next start scans
+            version = self.catalogue.version
+            record = {"index": self._index.version, "stamps": stamps,
+                      "token": (token or b"").decode("ascii", "replace"),
+                      "problems": [[p.path, p.reason, p.mtime_ns, p.size, p.transient]
+                                   for p in self.problems.values()]}
+            self.catalogue.save(self._catalogue_path, record)
+            self._saved_version = version
+
+    # -- writes from the stores ------------------------------------------------
     @contextlib.contextmanager
     def writing(self) -> Iterator[None]:
         """Hold the workspace for a write: this process's mutex, then the inter-process lock.
 
         On the way out, tell other processes that something changed and, when
         nothing else had changed since our last look, skip our own next rescan.
+        Change listeners hear about the write after the locks are released.
         """
+        changes: dict[str, str] = {}
         with self._mutex, self.lock.hold():
             self._write_depth += 1
             if self._write_depth == 1:
                 self._wrote = False
-                self._clean = (self._read_changes() == self._seen_changes
-                               and self._folder_stamps() == self._stamps)
+                self._clean = (self._sync.read_token() == self._seen_changes
+                               and self._sync.stamps() == self._stamps)
             try:
                 yield
             finally:
                 self._write_depth -= 1
-                if self._write_depth == 0 and self._wrote:
-                    token = self._bump_changes()
-                    if self._clean and token is not None:
-                        self._seen_changes = token
-                        self._stamps = self._folder_stamps() or self._stamps
+                if self._write_depth == 0:
+                    if self._wrote:
+                        self._last_write = time.monotonic()
+                        token = self._sync.bump_token()
+                        if self._clean and token is not None:
+                            self._seen_changes = token
+                            self._stamps = self._sync.stamps() or self._stamps
+                    changes, self._changes = self._changes, {}
+        if changes:
+            self._tell_change_listeners(changes)
 
-    def _event(self, message: str, quiet: bool = False) -> None:
-        (log.info if quiet else log.warning)("%s: %s", self.root, message)
-        self.events.append(message)
-        del self.events[:-50]
-
-    def _load_catalogue(self) -> None:
-        catalogue = {}
-        for key, row in self._index.stored():
-            kind = row.get("kind")
-            if kind not in self.collections:
-                continue
-            catalogue[key] = Entry(key, kind, self.root / key, row.get("_mtime_ns", 0), row.get("_size", -1), row)
-        self.catalogue = Catalogue(catalogue)
-
-    # -- scanning ------------------------------------------------------------
-    def _scan(self) -> tuple[dict[str, tuple[str, int, int]], dict[str, int]]:
-        """Stat every file: {key: (kind, mtime_ns, size)} and the folders' own mtimes."""
-        found: dict[str, tuple[str, int, int]] = {}
-        stamps: dict[str, int] = {}
-        for kind, coll in self.collections.items():
-            folder = self.root / coll.folder_name
-            try:
-                stamps[coll.folder_name] = folder.stat().st_mtime_ns
-                entries = list(os.scandir(folder))
-            except FileNotFoundError:
-                folder.mkdir(parents=True, exist_ok=True)
-                continue
-            for de in entries:
-                name = de.name
-                if not name.endswith(".md") or name.startswith("."):
-                    continue
-                key = f"{coll.folder_name}/{name}"
-                if de.is_symlink():
-                    found[key] = (kind, -1, -1)
-                    continue
-                try:
-                    st = de.stat(follow_symlinks=False)
-                except FileNotFoundError:
-                    continue
-                if de.is_file(follow_symlinks=False):
-                    found[key] = (kind, st.st_mtime_ns, st.st_size)
-        return found, stamps
-
-    def _folder_stamps(self) -> dict[str, int] | None:
-        stamps = {}
-        for coll in self.collections.values():
-            try:
-                stamps[coll.folder_name] = (self.root / coll.folder_name).stat().st_mtime_ns
-            except FileNotFoundError:
-                return None
-        return stamps
-
-    def refresh(self, force: bool = False) -> None:
-        """Bring the catalogue and index in step with the files, if anything may have changed.
-
-        On Linux, inotify names the files that changed (an editor save, ``git
-        pull``, another process): only those are looked at. Elsewhere, a folder's
-        mtime changes whenever a file is added, removed or renamed in it, and
-        other ctxnotes processes replace ``.index/changes`` on every write, so the
-        common case costs a couple of ``stat`` calls; in-place edits are caught
-        by a full scan every ``rescan_interval`` seconds (here when due, or in the
-        background thread of ``start_watching``).
-        """
-        if not force and self._inotify is not None:
-            with self._mutex:
-                keys = self._inotify.changes()
-                if keys is not None:
-                    if keys:
-                        try:
-                            self._reconcile(self._stat_keys(keys), self._stamps, scope=keys)
-                        except IndexCorrupt as exc:
-                            with self.lock.hold():
-                                self._rebuild_locked(f"index failed during refresh ({exc})")
-                    return
-            # events were lost (queue overflow, a folder replaced): scan everything
-        if not force:
-            with self._mutex:
-                due = (self._watcher is None
-                       and time.monotonic() - self._last_scan >= self.rescan_interval)
-                if (not due and self._read_changes() == self._seen_changes
-                        and self._folder_stamps() == self._stamps):
-                    return
-        changes = self._read_changes()  # before the scan: a write after it is seen next time
-        found, stamps = self._scan()  # the slow part (a stat per file) runs unlocked
-        with self._mutex:
-            try:
-                self._seen_changes = changes
-                self._reconcile(found, stamps)
-            except IndexCorrupt as exc:
-                with self.lock.hold():
-                    self._rebuild_locked(f"index failed during refresh ({exc})")
-
-    def start_watching(self, interval: float | None = None) -> None:
-        """Rescan and commit pending index updates in a background thread (for servers)."""
-        if self._watcher is not None:
-            return
-        if interval is not None:
-            self.rescan_interval = interval
-
-        def loop() -> None:
-            while not self._stop.wait(self.rescan_interval):
-                try:
-                    self.refresh(force=self._inotify is None)
-                    self.flush()
-                except Exception:  # never let the watcher die silently
-                    log.exception("%s: background refresh failed", self.root)
-
-        self._watcher = threading.Thread(target=loop, name="ctxnotes-watch", daemon=True)
-        self._watcher.start()
-
-    def _stat_keys(self, keys: set[str]) -> dict[str, tuple[str, int, int]]:
-        """Like ``_scan``, for a few named files only."""
-        kinds = {c.folder_name: kind for kind, c in self.collections.items()}
-        found: dict[str, tuple[str, int, int]] = {}
-        for key in keys:
-            kind = kinds.get(key.split("/", 1)[0])
-            if kind is None:
-                continue
-            try:
-                st = os.lstat(self.root / key)
-            except FileNotFoundError:
-                continue
-            if stat.S_ISLNK(st.st_mode):
-                found[key] = (kind, -1, -1)
-            elif stat.S_ISREG(st.st_mode):
-                found[key] = (kind, st.st_mtime_ns, st.st_size)
-        return found
-
-    def _reconcile(self, found: dict[str, tuple[str, int, int]], stamps: dict[str, int],
-                   scope: set[str] | None = None) -> None:
-        """Apply the differences between ``found`` and the catalogue (within ``scope`` when given)."""
-        if scope is None:
-            self._last_scan = time.monotonic()
-            self._stamps = stamps
-        changed = []
-        for key, (kind, mtime_ns, size) in found.items():
-            entry = self.catalogue.get(key)
-            if entry is not None and entry.mtime_ns == mtime_ns and entry.size == size:
-                continue
-            problem = self.problems.get(key)
-            if problem is not None and problem.mtime_ns == mtime_ns and problem.size == size:
-                continue
-            changed.append(key)
-        candidates = self.catalogue if scope is None else [k for k in scope if k in self.catalogue]
-        removed = [key for key in candidates
-                   if key not in found and key not in self._pending and key not in self._lazy]
-        for key in [k for k in (self.problems if scope is None else scope) if k in self.problems and k not in found]:
-            del self.problems[key]
-        if not changed and not removed:
-            return
-        with self.lock.hold():
-            puts: list[IndexEntry] = []
-            deletes: list[str] = []
-            for key in changed:
-                kind, mtime_ns, size = found[key]
-                # Another process may have indexed this very version already.
-                row = self._index.stored_one(key)
-                if row is not None and row.get("_mtime_ns") == mtime_ns and row.get("_size") == size:
-                    self.catalogue[key] = Entry(key, kind, self.root / key, mtime_ns, size, row)
-                    self.problems.pop(key, None)
-                    continue
-                entry = self._load_file(key, kind)
-                if entry is None:
-                    if key in self.catalogue:
-                        del self.catalogue[key]
-                        deletes.append(key)
-                    continue
-                puts.append(entry)
-            for key in removed:
-                if not os.path.lexists(self.root / key):  # not written since the scan
-                    del self.catalogue[key]
-                    deletes.append(key)
-            self._index.write(puts, deletes)
-        if puts or deletes:
-            log.info("%s: picked up %d changed/new and %d removed file(s)", self.root, len(puts), len(deletes))
-
-    def _load_file(self, key: str, kind: str) -> IndexEntry | None:
-        """Parse one file into an index entry and catalogue row; record a problem on failure."""
-        path = self.root / key
-        try:
-            st = os.stat(path, follow_symlinks=False)
-            if os.path.islink(path):
-                raise BadFile("is a symbolic link; links are not followed (copy the file in instead)")
-            if st.st_size > self.max_content_bytes * 2:
-                raise BadFile(f"file is {st.st_size} bytes, over the limit of {self.max_content_bytes * 2}")
-            with open(path, "rb") as fh:
-                raw = fh.read()
-            entry = self.collections[kind].parse(path, raw)
-        except FileNotFoundError:
-            return None
-        except (BadFile, OSError) as exc:
-            mtime_ns, size = -1, -1
-            try:
-                st = os.stat(path, follow_symlinks=False)
-                mtime_ns, size = st.st_mtime_ns, st.st_size
-            except OSError:
-                pass
-            if key not in self.problems:
-                log.warning("%s: cannot read %s: %s", self.root, key, exc)
-            self.problems[key] = Problem(key, str(exc), mtime_ns, size)
-            return None
-        self.problems.pop(key, None)
-        entry.meta["_mtime_ns"] = st.st_mtime_ns
-        entry.meta["_size"] = st.st_size
-        entry.meta["kind"] = kind
-        self.catalogue[key] = Entry(key, kind, path, st.st_mtime_ns, st.st_size, entry.meta)
-        return entry
-
-    # -- rebuilding ----------------------------------------------------------
-    def _rebuild_locked(self, reason: str, quiet: bool = False) -> None:
-        self._event(f"rebuilding the index from the files: {reason}", quiet)
-        found, stamps = self._scan()
-        self.catalogue = Catalogue()
-        self._pending.clear()
-        self._lazy.clear()
-
-        def entries() -> Iterable[IndexEntry]:
-            for key, (kind, _m, _s) in sorted(found.items()):
-                entry = self._load_file(key, kind)
-                if entry is not None:
-                    yield entry
-
-        count = self._index.create(entries())
-        self._stamps = stamps
-        self._last_scan = time.monotonic()
-        self._event(f"index rebuilt with {count} file(s)", quiet)
-
-    def rebuild(self) -> int:
-        """Rebuild the index from the files (``ctxnotes reindex``); return the number indexed."""
-        with self._mutex, self.lock.hold():
-            self._rebuild_locked("asked for", quiet=True)
-            return len(self.catalogue)
-
-    # -- writes from the stores ------------------------------------------------
     def record_write(self, entry: IndexEntry, st: os.stat_result, lazy: bool = False) -> Entry:
-        """Register a file a store has just written durably (caller holds the lock).
+        """Register a file a store has just written durably (caller holds ``writing()``).
 
-        The catalogue reflects it at once; the index commit is deferred to the
-        next read or ``flush`` so that bursts of writes share one commit. A crash
-        before that commit loses nothing: the file is on disk and reopen indexes it.
-        ``lazy`` writes (bookkeeping such as a memory's access count, which changes
-        no indexed text) wait for the next real commit instead of the next read.
+        The catalogue and searches reflect it at once; the index commits it in the background
+        with whatever else was written meanwhile. A crash before that commit loses nothing: the
+        file is on disk and reopening indexes it. ``lazy`` writes (bookkeeping that changes no
+        indexed text) wait for the next real commit and are not reported to change listeners.
         """
         with self._mutex:
-            entry.meta["_mtime_ns"] = st.st_mtime_ns
-            entry.meta["_size"] = st.st_size
-            entry.meta["kind"] = entry.kind
-            row = Entry(entry.key, entry.kind, self.root / entry.key, st.st_mtime_ns, st.st_size, entry.meta)
+            row = Entry(entry.key, entry.kind, self.root, st.st_mtime_ns, st.st_size, entry.meta)
             action = "update" if entry.key in self.catalogue else "create"
             self.catalogue[entry.key] = row
             self.problems.pop(entry.key, None)
-            if lazy and entry.key not in self._pending:
-                self._lazy[entry.key] = (entry, st.st_mtime_ns, st.st_size)
-            else:
-                self._lazy.pop(entry.key, None)
-                self._pending[entry.key] = (entry, st.st_mtime_ns, st.st_size)
+            self._batch.put(entry, lazy=lazy)
             self._wrote = True
+            if not lazy:
+                self._changes[entry.key] = action + "d"
         self._notify(WriteEvent(action, entry.kind, row.id, str(entry.meta.get("title") or entry.title), row.path))
         return row
 
     def record_delete(self, key: str) -> None:
-        """Register a file a store has just deleted (caller holds the lock)."""
+        """Register a file a store has just deleted (caller holds ``writing()``)."""
         with self._mutex:
             old = self.catalogue.pop(key, None)
             self.problems.pop(key, None)
-            self._lazy.pop(key, None)
-            self._pending[key] = (None, 0, 0)
+            self._batch.delete(key)
             self._wrote = True
+            self._changes[key] = "deleted"
         path = self.root / key
         title = str(old.meta.get("title", "")) if old is not None else ""
         self._notify(WriteEvent("delete", old.kind if old else key.split("/")[0], path.stem, title, path))
 
+    def add_change_listener(self, listener: ChangeListener) -> Callable[[], None]:
+        """Call ``listener(changes)`` whenever files change; returns a function that removes it.
+
+        ``changes`` maps keys such as ``"notes/<id>.md"`` or ``"memory/<id>.md"`` to ``"created"``,
+        ``"updated"`` or ``"deleted"``. It is called for this process's own writes (once per write,
+        after the locks are released) and for changes found in the folders (an editor, ``git pull``,
+        another process), from whichever thread noticed them. Keep it quick and thread-safe (e.g.
+        schedule a notification); its exceptions are logged and never reach the writer.
+        """
+        self._change_listeners.append(listener)
+
+        def remove() -> None:
+            with contextlib.suppress(ValueError):
+                self._change_listeners.remove(listener)
+        return remove
+
+    def _tell_change_listeners(self, changes: dict[str, str]) -> None:
+        for listener in list(self._change_listeners):
+            try:
+                listener(dict(changes))
+            except Exception:
+                log.exception("%s: change listener failed", self.root)
+
     def _notify(self, event: WriteEvent) -> None:
-        """Tell listeners about a durable write; their failures become warnings, never errors."""
+        """Tell write listeners about a durable write; their failures become warnings, never errors."""
         for listener in self.write_listeners:
             try:
                 warning = listener(event)
@@ -530,7 +377,8 @@ class Workspace:
     def _pending_warnings(self) -> list[str]:
         if not hasattr(self._warnings, "items"):
             self._warnings.items = []
-        return self._warnings.items
+        items: list[str] = self._warnings.items
+        return items
 
     def take_warnings(self) -> list[str]:
         """Warnings raised by write listeners during this thread's last operations (then cleared)."""
@@ -538,105 +386,343 @@ class Workspace:
         self._warnings.items = []
         return items
 
-    def flush(self, include_lazy: bool = True) -> None:
-        """Commit deferred index updates (``include_lazy=False``: only if a real write is waiting)."""
-        with self._mutex:
-            if not self._pending and not (include_lazy and self._lazy):
+    # -- the engine commit ------------------------------------------------------
+    def _commit_batch(self, include_lazy: bool = False) -> None:
+        """Commit the writes waiting in the batch (the committer thread, or ``flush``)."""
+        with self._index_lock:
+            pending, lazy = self._batch.take(include_lazy)
+            if not pending and not lazy:
                 return
-            with self.lock.hold():
-                pending = {**self._lazy, **self._pending}
-                self._pending, self._lazy = {}, {}
-                puts, deletes = [], []
-                for key, (entry, mtime_ns, size) in pending.items():
-                    if entry is None:
-                        deletes.append(key)
-                        continue
-                    try:
-                        st = os.stat(self.root / key, follow_symlinks=False)
-                    except FileNotFoundError:
-                        deletes.append(key)
-                        continue
-                    if (st.st_mtime_ns, st.st_size) != (mtime_ns, size):
-                        # Changed by someone else since we wrote it: index what is there now.
-                        entry = self._load_file(key, entry.kind)
-                        if entry is None:
-                            deletes.append(key)
-                            continue
-                    puts.append(entry)
+            puts = [p.entry for p in pending.values() if p.entry is not None]
+            puts += [e for k, e in lazy.items() if k not in pending]
+            deletes = [k for k, p in pending.items() if p.entry is None]
+            rebuilds = self._rebuilds
+            try:
+                self._index.write(puts, deletes)
+                self._index.refresh()
+            except StorageError:  # disk full or similar: the writes stay pending and are retried
+                self._batch.restore_lazy(lazy)
+                raise
+            except IndexCorrupt as exc:
+                failure: IndexCorrupt | None = exc
+            else:
+                failure = None
+                self._batch.done(pending)
+        if failure is not None:
+            self._recover(f"index failed during a write ({failure})", rebuilds)
+
+    def flush(self, include_lazy: bool = True) -> None:
+        """Commit uncommitted index work now (``include_lazy=False``: only if a real write is waiting)."""
+        self._commit_batch(include_lazy)
+
+    # -- keeping up with the files ------------------------------------------------
+    def refresh(self, force: bool = False, wait: bool = True) -> None:
+        """Bring the catalogue and index in step with the files, if anything may have changed.
+
+        On Linux, inotify names the files that changed: only those are looked at.
+        Elsewhere, a folder's mtime changes whenever a file is added, removed or
+        renamed in it, and other ctxnotes processes replace ``.index/changes`` on
+        every write, so the common case costs a couple of ``stat`` calls; in-place
+        edits are caught by a full scan every ``rescan_interval`` seconds (here when
+        due, or in the background thread of ``start_watching``). ``wait=False`` (the
+        search path) skips applying changes while a writer holds the workspace: they
+        stay queued for the next look.
+        """
+        if self._scan_before_reading and self._watcher is None:
+            force = True  # opened from the saved catalogue with no watching thread: check the files once
+        try:
+            if not force and self._sync.watcher is not None:
+                keys = self._sync.poll()
+                if keys is not None:
+                    if keys:
+                        self._apply_keys(keys, wait)
+                    return
+                # events were lost (queue overflow, a folder replaced): scan everything
+            elif not force:
+                due = (self._watcher is None
+                       and time.monotonic() - self._last_scan >= self.rescan_interval)
+                if (not due and self._sync.read_token() == self._seen_changes
+                        and self._sync.stamps() == self._stamps):
+                    return
+            self._full_refresh(wait)
+        except _FolderUnreadable as exc:
+            log.warning("%s: %s; the changes stay queued and are tried again", self.root, exc)
+            self._retry_at = time.monotonic() + RETRY_AFTER_ERROR
+
+    def _apply_keys(self, keys: set[str], wait: bool) -> None:
+        if not self._mutex.acquire(blocking=wait):
+            return
+        try:
+            try:
+                found = self._sync.stat_keys(keys)
+            except OSError as exc:
+                raise _FolderUnreadable(f"cannot look at changed files ({exc})") from exc
+            changes = self._reconcile_safely(found, None, keys)
+            self._sync.applied(keys)
+        finally:
+            self._mutex.release()
+        if changes:
+            self._tell_change_listeners(changes)
+
+    def _full_refresh(self, wait: bool) -> None:
+        before = self._sync.poll() if self._sync.watcher is not None else None
+        token = self._sync.read_token()  # before the scan: a write after it is seen next time
+        try:
+            found, stamps = self._sync.scan()  # the slow part (a stat per file) runs unlocked
+        except OSError as exc:
+            self._sync.recheck(set())
+            raise _FolderUnreadable(f"cannot scan the folders ({exc})") from exc
+        if not self._mutex.acquire(blocking=wait):
+            return
+        try:
+            self._seen_changes = token
+            changes = self._reconcile_safely(found, stamps, None)
+            self._sync.applied(before)
+            self._scan_before_reading = False
+            self._next_safety_scan = time.monotonic() + SAFETY_RESCAN_INTERVAL
+        finally:
+            self._mutex.release()
+        if changes:
+            self._tell_change_listeners(changes)
+
+    def _reconcile_safely(self, found: Found, stamps: dict[str, int] | None,
+                          scope: set[str] | None) -> dict[str, str]:
+        rebuilds = self._rebuilds
+        try:
+            return self._reconcile(found, stamps, scope)
+        except IndexCorrupt as exc:
+            self._recover(f"index failed during refresh ({exc})", rebuilds)
+            return {}
+
+    def _reconcile(self, found: Found, stamps: dict[str, int] | None, scope: set[str] | None) -> dict[str, str]:
+        """Apply the differences between ``found`` and the catalogue (within ``scope`` when given).
+
+        Caller holds ``_mutex``. Returns what changed, for change listeners.
+        """
+        if scope is None:
+            self._last_scan = time.monotonic()
+            self._stamps = stamps or {}
+        changed = []
+        for key, (_kind, mtime_ns, size) in found.items():
+            entry = self.catalogue.get(key)
+            if entry is not None and entry.mtime_ns == mtime_ns and entry.size == size:
+                continue
+            problem = self.problems.get(key)
+            if (problem is not None and not problem.transient
+                    and problem.mtime_ns == mtime_ns and problem.size == size):
+                continue
+            changed.append(key)
+        candidates = self.catalogue.keys() if scope is None else [k for k in scope if k in self.catalogue]
+        # Our own uncommitted writes are not spared: a file removed right after its write must
+        # leave the catalogue too (the existence check below covers a write racing the scan).
+        removed = [key for key in candidates if key not in found]
+        for key in [k for k in (list(self.problems) if scope is None else scope)
+                    if k in self.problems and k not in found]:
+            del self.problems[key]
+        if not changed and not removed:
+            return {}
+        changes: dict[str, str] = {}
+        for key in changed:
+            kind, mtime_ns, size = found[key]
+            existed = key in self.catalogue
+            loaded = self._load_file(key, kind, mtime_ns, size)
+            if loaded is None:
+                if self.catalogue.pop(key) is not None:
+                    self._batch.delete(key)
+                    changes[key] = "deleted"
+                continue
+            self._batch.put(loaded)
+            changes[key] = "updated" if existed else "created"
+        for key in removed:
+            if not os.path.lexists(self.root / key):  # not written since the scan
+                self.catalogue.pop(key)
+                self._batch.delete(key)
+                changes[key] = "deleted"
+        if changes:
+            log.info("%s: picked up %d changed file(s)", self.root, len(changes))
+        return changes
+
+    def _load_file(self, key: str, kind: str, mtime_ns: int = -1, size: int = -1) -> IndexEntry | None:
+        """Parse one file into an index entry and catalogue row; record a problem on failure.
+
+        Raises ``_FolderUnreadable`` when the file's folder cannot be read right now: its
+        files must not be taken for unreadable or deleted.
+        """
+        path = self.root / key
+        try:
+            raw, st = read_regular_file(path, self.max_content_bytes * 2)
+            entry = self.collections[kind].parse(path, raw)
+        except FileNotFoundError:
+            self.problems.pop(key, None)
+            return None
+        except (BadFile, OSError, RecursionError, ValueError) as exc:
+            transient = isinstance(exc, OSError)
+            if transient and not os.access(path.parent, os.R_OK | os.X_OK):
+                raise _FolderUnreadable(f"{path.parent.name}/ cannot be read ({exc})") from exc
+            reason = str(exc) if not isinstance(exc, RecursionError) else "nested too deeply to read"
+            if key not in self.problems:
+                log.warning("%s: cannot read %s: %s", self.root, key, reason)
+            self.problems[key] = Problem(key, reason, mtime_ns, size, transient)
+            return None
+        self.problems.pop(key, None)
+        self.catalogue[key] = Entry(key, kind, self.root, st.st_mtime_ns, st.st_size, entry.meta)
+        return entry
+
+    # -- background work (servers) -------------------------------------------------
+    def start_watching(self, interval: float | None = None) -> None:
+        """Pick up outside changes in a background thread (for servers).
+
+        Every ``interval`` seconds it applies what inotify reported (or scans, without inotify);
+        it also rescans everything every ``SAFETY_RESCAN_INTERVAL`` seconds and soon after any
+        error, and saves the catalogue once writes have paused.
+        """
+        if self._watcher is not None:
+            return
+        if interval is not None:
+            self.rescan_interval = interval
+        if self._scan_before_reading:  # opened from the saved catalogue: check it in the background
+            self._next_safety_scan = time.monotonic() + min(self.rescan_interval, 1.0)
+
+        def loop() -> None:
+            while not self._stop.wait(min(self.rescan_interval, RETRY_AFTER_ERROR)):
                 try:
-                    self._index.write(puts, deletes)
-                except StorageError:
-                    # Not applied: keep them pending (newer pending writes win) and say so.
-                    for key, value in pending.items():
-                        self._pending.setdefault(key, value)
-                    raise
-                except IndexCorrupt as exc:
-                    self._rebuild_locked(f"index failed during a write ({exc})")
+                    self._background_step()
+                except Exception:  # never let the watcher die silently
+                    log.exception("%s: background refresh failed", self.root)
+                    self._retry_at = time.monotonic() + RETRY_AFTER_ERROR
+
+        self._watcher = threading.Thread(target=loop, name="ctxnotes-watch", daemon=True)
+        self._watcher.start()
+
+    def _background_step(self) -> None:
+        now = time.monotonic()
+        retry, self._retry_at = self._retry_at is not None and now >= self._retry_at, None
+        safety = now >= self._next_safety_scan
+        self.refresh(force=self._sync.watcher is None or retry or safety)
+        if self._retry_at is None and (retry or safety):
+            self._next_safety_scan = time.monotonic() + SAFETY_RESCAN_INTERVAL
+        if (self.catalogue.version != self._saved_version and not len(self._batch)
+                and time.monotonic() - self._last_write >= SAVE_WHEN_IDLE):
+            self.save_catalogue()
+
+    # -- rebuilding ----------------------------------------------------------
+    def _recover(self, reason: str, rebuilds_seen: int) -> None:
+        """The one way back from a damaged index: rebuild it from the files (once, however many noticed)."""
+        with self._mutex, self.lock.hold(), self._index_lock:
+            if self._rebuilds != rebuilds_seen:
+                return  # another thread rebuilt it since this caller saw the damage
+            self._rebuild_locked(reason)
+
+    def _rebuild_locked(self, reason: str, quiet: bool = False) -> None:
+        self._event(f"rebuilding the index from the files: {reason}", quiet)
+        before = self._sync.poll() if self._sync.watcher is not None else None
+        token = self._sync.read_token()
+        try:
+            found, stamps = self._sync.scan()
+        except OSError as exc:
+            raise StorageError(f"cannot read the workspace folders to rebuild the index ({exc}); "
+                               "fix their permissions and run 'ctxnotes reindex'") from exc
+        self.catalogue = Catalogue()  # filled file by file: its size is the rebuild's progress
+        self._batch.clear()
+        self.problems = {k: p for k, p in self.problems.items() if k in found}
+
+        def entries() -> Iterable[IndexEntry]:
+            for key, (kind, mtime_ns, size) in sorted(found.items()):
+                try:
+                    entry = self._load_file(key, kind, mtime_ns, size)
+                except _FolderUnreadable as exc:
+                    raise StorageError(f"cannot rebuild the index: {exc}") from exc
+                if entry is not None:
+                    yield entry
+
+        with self._index_lock:
+            count = self._index.create(entries())
+            self._rebuilds += 1
+        self._stamps = stamps
+        self._seen_changes = token
+        self._last_scan = time.monotonic()
+        self._next_safety_scan = self._last_scan + SAFETY_RESCAN_INTERVAL
+        self._sync.applied(before)
+        self._event(f"index rebuilt with {count} file(s)", quiet)
+        with contextlib.suppress(StorageError):
+            self.save_catalogue()
+
+    def rebuild(self) -> int:
+        """Rebuild the index from the files (``ctxnotes reindex``); return the number indexed."""
+        with self._mutex, self.lock.hold():
+            self._rebuild_locked("asked for", quiet=True)
+            return len(self.catalogue)
+
+    def _event(self, message: str, quiet: bool = False) -> None:
+        (log.info if quiet else log.warning)("%s: %s", self.root, message)
+        self.events.append(message)
+        del self.events[:-50]
 
     # -- reading ---------------------------------------------------------------
     def prepare_read(self) -> None:
-        """Pick up outside changes and commit our own pending writes before a query."""
-        self.refresh()
-        self.flush(include_lazy=False)
+        """Pick up outside changes before a query, without waiting behind a writer."""
+        self.refresh(wait=False)
 
     def entries(self, kind: str) -> list[Entry]:
         """The catalogue rows of one kind (a fresh list; cached until the catalogue changes)."""
-        with self._mutex:
-            cached = self._entries_cache.get(kind)
-            if cached is None or cached[0] != self.catalogue.version:
-                cached = (self.catalogue.version, [e for e in self.catalogue.values() if e.kind == kind])
-                self._entries_cache[kind] = cached
-            return list(cached[1])
+        return self.catalogue.entries(kind)
 
     def sorted_entries(self, kind: str, key: Callable[[Entry], Any], name: str, reverse: bool) -> list[Entry]:
         """Rows of one kind in ``key`` order, cached per ``name`` until the catalogue changes."""
-        with self._mutex:
-            cache_key = f"{kind}:{name}:{reverse}"
-            cached = self._entries_cache.get(cache_key)
-            if cached is None or cached[0] != self.catalogue.version:
-                version = self.catalogue.version
-                cached = (version, sorted(self.entries(kind), key=key, reverse=reverse))
-                self._entries_cache[cache_key] = cached
-            return cached[1]
+        return self.catalogue.sorted_entries(kind, key, name, reverse)
 
     def search(self, units: Sequence[QueryUnit], filters: Filters, limit: int,
                match_all: bool = True) -> tuple[list[tuple[Entry, float]], int]:
-        """Ranked catalogue rows for a query (the index is rebuilt if it turns out damaged)."""
-        with self._mutex:
-            self.prepare_read()
-            for attempt in range(2):
-                try:
-                    hits, total = self._index.search(units, filters, limit, match_all)
-                    break
-                except IndexCorrupt as exc:
-                    if attempt:
-                        raise StorageError(f"the index cannot be searched: {exc}; run 'ctxnotes reindex'") from exc
-                    with self.lock.hold():
-                        self._rebuild_locked(f"index failed during a search ({exc})")
-            rows = [(self.catalogue[key], score) for key, score in hits if key in self.catalogue]
-            return rows, total
+        """Ranked catalogue rows for a query, and how many matched (see ``search_ranked``)."""
+        ranked = self.search_ranked(units, filters, limit, match_all)
+        return ranked.rows, ranked.total
+
+    def search_ranked(self, units: Sequence[QueryUnit], filters: Filters, limit: int,
+                      match_all: bool = True) -> RankedRows:
+        """Ranked catalogue rows for a query: the committed index plus writes not committed yet.
+
+        Takes no write lock: a search sees every acknowledged write (from memory until the
+        background commit) and never waits for one. A damaged index is rebuilt once.
+        """
+        self.prepare_read()
+        for attempt in range(3):
+            rebuilds = self._rebuilds
+            pending = self._batch.snapshot()  # before the engine's searcher: see WriteBatch.done
+            try:
+                hits = self._index.search(units, filters, limit, match_all, exclude=pending.keys())
+                extra = search_overlay(pending, units, filters, match_all, self._index.stats) if pending else []
+                break
+            except IndexCorrupt as exc:
+                if attempt == 2:
+                    raise StorageError(f"the index cannot be searched: {exc}; run 'ctxnotes reindex'") from exc
+                self._recover(f"index failed during a search ({exc})", rebuilds)
+        ranked = sorted(hits.ranked + extra, key=lambda hit: -hit[1])[:limit] if extra else hits.ranked
+        rows = [(row, score) for key, score in ranked if (row := self.catalogue.get(key)) is not None]
+        return RankedRows(rows, hits.total + len(extra), hits.total_is_lower_bound)
 
     def index_count(self, kind: str | None = None) -> int:
-        """Documents in the index (for doctor and tests): must equal the readable files."""
-        with self._mutex:
-            self.prepare_read()
-            if kind is None:
-                return self._index.doc_count()
-            return sum(1 for _key, row in self._index.stored() if row.get("kind") == kind)
+        """Documents in the committed index (for doctor and tests): must equal the readable files."""
+        self.refresh()
+        self.flush()
+        with self._index_lock:
+            self._index.refresh()
+            return self._index.doc_count(kind)
 
     def close(self) -> None:
         if self._watcher is not None:
             self._stop.set()
             self._watcher.join(timeout=10)
             self._watcher = None
+        self._batch.stop()
         with self._mutex:
             try:
-                self.flush()
+                if self.catalogue.version != self._saved_version or len(self._batch) or self._batch.has_lazy:
+                    self.save_catalogue()  # commits what is pending first
+                else:
+                    self.flush()
             finally:
                 self._index.close()
-                if self._inotify is not None:
-                    self._inotify.close()
-                    self._inotify = None
+                self._sync.close()
 
     def __enter__(self) -> Workspace:
         return self

@@ -202,7 +202,7 @@ def test_lock_held_by_a_hung_process_gives_a_clear_error(tmp_path):
     ws = open_workspace(root)
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import fcntl, os, sys, time
-        fd = os.open({str(root / '.index' / 'lock')!r}, os.O_RDWR)
+        fd = os.open({str(root / '.ctxnotes.lock')!r}, os.O_RDWR | os.O_CREAT)
         fcntl.flock(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0); os.pwrite(fd, b"pid %d" % os.getpid(), 0)
         print("locked", flush=True)

@@ -1,0 +1,184 @@
+"""Which files changed in the workspace folders: inotify, the change token, folder stamps, scans.
+
+The workspace asks ``FolderSync`` what may have changed and applies the answer to its catalogue
+and index. Three sources, cheapest first:
+
+- inotify (Linux) names the files an editor, ``git pull`` or another process touched;
+- ``.index/changes`` holds a random token every ctxnotes process replaces after a write, and
+  each folder's mtime changes when a file is added, removed or renamed: two tiny reads say
+  whether a full scan is needed where inotify is missing;
+- a full scan (one ``lstat`` per file) when nothing cheaper can tell.
+
+Keys that inotify reported stay pending until they were applied: an error while applying
+them (``notes/`` briefly unreadable) keeps them for the next attempt instead of dropping them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import stat
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from .watch import FolderWatcher
+
+log = logging.getLogger("ctxnotes.sync")
+
+Found = dict[str, tuple[str, int, int]]  # key -> (kind, mtime_ns, size); (-1, -1) for a symbolic link
+
+
+@dataclass
+class Problem:
+    """A file that could not be read, and why."""
+
+    path: str
+    reason: str
+    mtime_ns: int = 0
+    size: int = 0
+    transient: bool = False  # an OS error (permissions): tried again at every look, not only when the file changes
+
+
+class FolderSync:
+    """Change detection for the folders of one workspace (``{kind: folder name}``)."""
+
+    def __init__(self, root: Path, folders: dict[str, str], token_path: Path) -> None:
+        self.root = root
+        self.folders = folders
+        self._kinds = {name: kind for kind, name in folders.items()}
+        self._token_path = token_path
+        self.watcher: FolderWatcher | None = None
+        self._pending: set[str] = set()  # keys inotify reported and nobody has applied yet
+        self._lost = False               # events were lost: the next look must be a full scan
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Start watching (before the first full scan, so that nothing changing after it is missed)."""
+        self.watcher = FolderWatcher.open({name: self.root / name for name in self.folders.values()})
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
+            self.watcher = None
+
+    # -- inotify ----------------------------------------------------------------
+    def poll(self) -> set[str] | None:
+        """Keys changed since they were last applied (``applied`` clears them); None: scan everything."""
+        if self.watcher is None:
+            return None
+        with self._lock:
+            keys = self.watcher.changes()
+            if keys is None:
+                self._lost = True
+            else:
+                self._pending |= keys
+            if self._lost:
+                return None
+            return set(self._pending)
+
+    def applied(self, keys: set[str] | None) -> None:
+        """The changes to ``keys`` (None: all, after a full scan) are in the catalogue now."""
+        with self._lock:
+            if keys is None:
+                self._pending.clear()
+                self._lost = False
+            else:
+                self._pending -= keys
+
+    def recheck(self, keys: set[str]) -> None:
+        """Look at ``keys`` again at the next refresh (a commit found them changed or gone)."""
+        with self._lock:
+            self._pending |= keys
+            if self.watcher is None:
+                self._lost = True
+
+    @property
+    def has_pending(self) -> bool:
+        return bool(self._pending) or self._lost
+
+    # -- the change token ---------------------------------------------------------
+    # Every write through a store replaces .index/changes with a random token, so
+    # other processes notice it with one tiny read (a folder's mtime alone is
+    # too coarse: two writes within one clock tick leave it unchanged).
+    def read_token(self) -> bytes | None:
+        try:
+            with open(self._token_path, "rb") as fh:
+                return fh.read(64)
+        except OSError:
+            return None
+
+    def bump_token(self) -> bytes | None:
+        token = secrets.token_hex(16).encode()
+        try:
+            fd = os.open(self._token_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                os.write(fd, token)
+            finally:
+                os.close(fd)
+        except OSError:  # the index folder is gone: the next read rebuilds it anyway
+            return None
+        return token
+
+    # -- stat ----------------------------------------------------------------------
+    def stamps(self) -> dict[str, int] | None:
+        """Each folder's mtime (None when one is missing)."""
+        stamps = {}
+        for name in self.folders.values():
+            try:
+                stamps[name] = (self.root / name).stat().st_mtime_ns
+            except FileNotFoundError:
+                return None
+        return stamps
+
+    def scan(self) -> tuple[Found, dict[str, int]]:
+        """Stat every file: ``{key: (kind, mtime_ns, size)}`` and the folders' own mtimes.
+
+        A folder that cannot be read raises (``PermissionError``): its files must not look deleted.
+        """
+        found: Found = {}
+        stamps: dict[str, int] = {}
+        for kind, name in self.folders.items():
+            folder = self.root / name
+            try:
+                stamps[name] = folder.stat().st_mtime_ns
+                entries = list(os.scandir(folder))
+            except FileNotFoundError:
+                folder.mkdir(parents=True, exist_ok=True)
+                continue
+            for de in entries:
+                file_name = de.name
+                if not file_name.endswith(".md") or file_name.startswith("."):
+                    continue
+                key = f"{name}/{file_name}"
+                try:
+                    st = de.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
+                if stat.S_ISLNK(st.st_mode):
+                    found[key] = (kind, -1, -1)
+                elif stat.S_ISREG(st.st_mode):
+                    found[key] = (kind, st.st_mtime_ns, st.st_size)
+                else:  # a FIFO, socket or device named *.md: listed as unreadable, never opened
+                    found[key] = (kind, -2, -2)
+        return found, stamps
+
+    def stat_keys(self, keys: set[str]) -> Found:
+        """Like ``scan``, for a few named files only (errors other than "gone" raise)."""
+        found: Found = {}
+        for key in keys:
+            kind = self._kinds.get(key.split("/", 1)[0])
+            if kind is None:
+                continue
+            try:
+                st = os.lstat(self.root / key)
+            except FileNotFoundError:
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                found[key] = (kind, -1, -1)
+            elif stat.S_ISREG(st.st_mode):
+                found[key] = (kind, st.st_mtime_ns, st.st_size)
+            else:
+                found[key] = (kind, -2, -2)
+        return found

@@ -1,0 +1,229 @@
+"""Writes the search engine has not committed yet: searchable at once, committed in the background.
+
+A store writes its file durably first, then hands the new entry to ``WriteBatch.put``. From that
+moment every search sees it: the entry sits in a small in-memory overlay, scored with BM25 beside
+the committed index (and the committed copy of the same key is skipped). A committer thread folds
+the overlay into the engine in batches, after ``delay`` seconds or ``max_docs`` writes, so readers
+never wait for an engine commit and a burst of writes costs one commit, not one each.
+
+Nothing acknowledged depends on the overlay: the files are already on disk, and a restart
+indexes whatever the engine missed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .analysis import ANALYZER, QueryUnit
+from .bm25 import idf, tf_part
+from .search_backend import CorpusStats, Filters, IndexEntry, indexed_text
+
+log = logging.getLogger("ctxnotes.writes")
+
+
+def _positions(text: str) -> dict[str, list[int]]:
+    """Term -> positions, as the index analyses ``text`` (positions let phrases match in order)."""
+    out: dict[str, list[int]] = {}
+    for token in ANALYZER(text, positions=True):
+        out.setdefault(token.text, []).append(token.pos)
+    return out
+
+
+@dataclass
+class Pending:
+    """One uncommitted write: an entry (None for a delete), analysed on first search."""
+
+    entry: IndexEntry | None
+    seq: int
+    _terms: dict[str, list[int]] | None = field(default=None, repr=False)
+
+    @property
+    def terms(self) -> dict[str, list[int]]:
+        if self._terms is None:
+            self._terms = _positions(indexed_text(self.entry)) if self.entry is not None else {}
+        return self._terms
+
+    @property
+    def length(self) -> int:
+        return sum(len(p) for p in self.terms.values())
+
+
+def _has_phrase(terms: dict[str, list[int]], phrase: Sequence[str]) -> bool:
+    starts = set(terms.get(phrase[0], ()))
+    for i, term in enumerate(phrase[1:], 1):
+        starts &= {p - i for p in terms.get(term, ())}
+        if not starts:
+            return False
+    return bool(starts)
+
+
+def search_overlay(pending: dict[str, Pending], units: Sequence[QueryUnit], filters: Filters,
+                   match_all: bool, stats: Callable[[Iterable[str]], CorpusStats]) -> list[tuple[str, float]]:
+    """Every uncommitted entry that matches, with its BM25 score against the committed corpus' statistics."""
+    query_terms = list(dict.fromkeys(t for u in units for t in u.terms))
+    matches: list[tuple[str, Pending]] = []
+    for key, item in pending.items():
+        if item.entry is None or not filters.accepts(item.entry):
+            continue
+        terms = item.terms
+        if match_all:
+            ok = all(all(t in terms for t in u.terms) and (not u.is_phrase or _has_phrase(terms, u.terms))
+                     for u in units)
+        else:
+            ok = any(t in terms for t in query_terms)
+        if ok:
+            matches.append((key, item))
+    if not matches:
+        return []
+    # Statistics as if the uncommitted documents were committed, so that their scores match
+    # what they will score once the background commit folds them in.
+    corpus = stats(query_terms)
+    puts = [item for item in pending.values() if item.entry is not None]
+    n_docs = corpus.n_docs + len(puts)
+    avg_length = (corpus.avg_length * corpus.n_docs + sum(p.length for p in puts)) / max(n_docs, 1)
+    weights = {t: idf(n_docs, corpus.doc_freq.get(t, 0) + sum(1 for p in puts if t in p.terms))
+               for t in query_terms}
+    scored = []
+    for key, item in matches:
+        length = corpus.field_length(item.length)
+        score = sum(weights[t] * tf_part(len(item.terms[t]), length, avg_length)
+                    for t in query_terms if t in item.terms)
+        scored.append((key, score))
+    return scored
+
+
+class WriteBatch:
+    """Uncommitted writes by key, and the thread that commits them (``commit`` does the work)."""
+
+    def __init__(self, commit: Callable[[], None], delay: float = 0.25, max_docs: int = 256) -> None:
+        self.delay = delay
+        self.max_docs = max_docs
+        self._commit = commit
+        self._lock = threading.Lock()
+        self._pending: dict[str, Pending] = {}
+        self._lazy: dict[str, IndexEntry] = {}  # no indexed text changed: committed with the next batch
+        self._seq = 0
+        self._wake = threading.Event()
+        self._full = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- what writers call ----------------------------------------------------------
+    def put(self, entry: IndexEntry, lazy: bool = False) -> None:
+        """Register a written entry (``lazy``: bookkeeping that changes no indexed text)."""
+        with self._lock:
+            if lazy and entry.key not in self._pending:
+                self._lazy[entry.key] = entry
+                return
+            self._lazy.pop(entry.key, None)
+            self._seq += 1
+            self._pending[entry.key] = Pending(entry, self._seq)
+            due = len(self._pending) >= self.max_docs
+        self._wake.set()
+        if due:
+            self._full.set()
+
+    def delete(self, key: str) -> None:
+        with self._lock:
+            self._lazy.pop(key, None)
+            self._seq += 1
+            self._pending[key] = Pending(None, self._seq)
+        self._wake.set()
+
+    def clear(self) -> None:
+        """Forget everything (a rebuild read every file again)."""
+        with self._lock:
+            self._pending.clear()
+            self._lazy.clear()
+
+    # -- what searches call ----------------------------------------------------------
+    def snapshot(self) -> dict[str, Pending]:
+        """The uncommitted writes now (take it before the engine's searcher: see ``done``)."""
+        with self._lock:
+            return dict(self._pending)
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    @property
+    def has_lazy(self) -> bool:
+        return bool(self._lazy)
+
+    # -- what the committer calls --------------------------------------------------------
+    def take(self, include_lazy: bool = True) -> tuple[dict[str, Pending], dict[str, IndexEntry]]:
+        """What to commit now (it stays in the overlay until ``done``)."""
+        with self._lock:
+            lazy = dict(self._lazy) if include_lazy or self._pending else {}
+            if lazy:
+                self._lazy.clear()
+            return dict(self._pending), lazy
+
+    def done(self, committed: dict[str, Pending]) -> None:
+        """Drop committed writes from the overlay, unless rewritten meanwhile.
+
+        Called after the engine's new searcher is in place: a search that took its overlay
+        snapshot before this sees the entry twice at worst, and skips the committed copy.
+        """
+        with self._lock:
+            for key, item in committed.items():
+                if self._pending.get(key) is item:
+                    del self._pending[key]
+
+    def restore_lazy(self, lazy: dict[str, IndexEntry]) -> None:
+        """Put back lazy entries a failed commit did not apply (newer writes win)."""
+        with self._lock:
+            for key, entry in lazy.items():
+                if key not in self._pending:
+                    self._lazy.setdefault(key, entry)
+
+    # -- the committer thread -------------------------------------------------------------
+    def start(self) -> None:
+        """Commit in a background thread from now on."""
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(target=_committer, args=(weakref.ref(self),),
+                                        name="ctxnotes-commit", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._full.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+            self._thread = None
+
+
+
+def _committer(ref: weakref.ReferenceType[WriteBatch]) -> None:
+    """Wait for writes, let a batch gather for ``delay`` seconds (or ``max_docs`` writes), commit it."""
+    while True:
+        batch = ref()
+        if batch is None:
+            return
+        wake, stop = batch._wake, batch._stop
+        del batch  # hold no reference while idle: a dropped workspace can be collected
+        wake.wait(timeout=5.0)
+        if stop.is_set():
+            return
+        batch = ref()
+        if batch is None:
+            return
+        if not wake.is_set() or not batch._pending:
+            wake.clear()
+            continue
+        # Let a burst gather; stop waiting early once the batch is full (or on close).
+        batch._full.wait(batch.delay)
+        wake.clear()
+        batch._full.clear()
+        try:
+            batch._commit()
+        except Exception:  # the writes are safe in their files; the next batch or a restart retries
+            log.exception("background index commit failed")
+            stop.wait(1.0)
+            wake.set()
+        del batch
