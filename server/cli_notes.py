@@ -115,48 +115,9 @@ def cmd_reindex(args, ws):
 
 
 def cmd_doctor(args, ws):
-    ws.prepare_read()
-    by_kind: dict[str, int] = {}
-    for entry in ws.catalogue.values():
-        by_kind[entry.kind] = by_kind.get(entry.kind, 0) + 1
-    indexed = ws.index_count()
-    files = sum(by_kind.values())
-    data = {"workspace": str(ws.root), "files": by_kind, "indexed": indexed, "index_ok": indexed == files,
-            "unreadable": [{"path": p.path, "reason": p.reason} for p in sorted(ws.problems.values(), key=lambda p: p.path)],
-            "events": list(ws.events)}
-    lines = [f"workspace: {ws.root}",
-             "files: " + (", ".join(f"{k} {v}" for k, v in sorted(by_kind.items())) or "none"),
-             f"index: {indexed} document(s) — " + ("in step with the files" if data["index_ok"] else
-                                                   "OUT OF STEP: run 'ctxnotes reindex'")]
-    if data["unreadable"]:
-        lines.append(f"unreadable files ({len(data['unreadable'])}):")
-        lines += [f"  {p['path']}: {p['reason']}" for p in data["unreadable"]]
-    else:
-        lines.append("unreadable files: none")
-    for event in data["events"]:
-        lines.append(f"recovery: {event}")
-    lines += _doctor_git(ws, data)
-    return data, "\n".join(lines)
-
-
-def _doctor_git(ws, data: dict[str, Any]) -> list[str]:
-    """Merge conflicts and Git state for ``doctor`` (adds ``conflicts`` and ``git`` to ``data``)."""
-    from notes_store import git_sync
-
-    conflicts = data["conflicts"] = git_sync.find_conflicts(ws)
-    status = data["git"] = git_sync.git_status(ws)
-    if conflicts:
-        lines = [f"merge conflicts ({len(conflicts)}): resolve the markers (<<<<<<< ======= >>>>>>>) by hand, "
-                 "then commit"]
-        lines += [f"  {c['path']}" + ("" if c["readable"] else " (unreadable until resolved)") for c in conflicts]
-    else:
-        lines = ["merge conflicts: none"]
-    if status["repository"]:
-        lines.append(f"git: {status['repository']}, auto-commit {'on' if status['autocommit'] else 'off'}, "
-                     f"{len(status['uncommitted'])} uncommitted note/memory file(s)")
-    else:
-        lines.append("git: not in a Git repository (see 'ctxnotes init --git')")
-    return lines
+    from notes_store.doctor import diagnose
+    report = diagnose(ws)
+    return report.to_dict(), "\n".join(report.lines())
 
 
 def _expect(p: argparse.ArgumentParser) -> None:

@@ -109,17 +109,15 @@ class MemoryHit(MemoryOut):
 
 
 class MemorySearchOut(_Open):
-    """A search (``query``, ``hits``) or, without a query, a listing page (``total``, ``memories``)."""
-
-    query: Optional[str] = None
-    candidates: Optional[int] = None
-    matched: Optional[str] = None
-    hits: Optional[list[MemoryHit]] = None
-    total: Optional[int] = None
-    offset: Optional[int] = None
-    next_offset: Optional[int] = None
-    memories: Optional[list[MemoryOut]] = None
+    query: str
+    candidates: int
     shown: int
+    matched: str
+    hits: list[MemoryHit]
+
+
+class MemoryListOut(Page):
+    memories: list[MemoryOut]
 
 
 class MemoryBatchOut(_Open):

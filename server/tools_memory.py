@@ -8,7 +8,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from .mcp_models import (MemoryBatchOut, MemoryOut, MemorySearchOut, MemorySort, MemorySummaryOut,
+from .mcp_models import (MemoryBatchOut, MemoryListOut, MemoryOut, MemorySearchOut, MemorySort, MemorySummaryOut,
                          MemoryType, Strategy)
 from .mcp_state import WorkspaceHandle
 from .tool_kit import DELETES, OVERWRITES, READ_ONLY, WRITES, Limits, Reply, add_tool, cut_to_tokens
@@ -88,20 +88,13 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
          WRITES, MemoryOut)
 
     def memory_search(
-        query: Annotated[Optional[str], Field(description="Omit to list by sort")] = None,
-        memory_type: Annotated[Optional[str], Field(description="working, episodic or semantic")] = None,
+        query: str,
+        memory_type: Optional[MemoryType] = None,
         min_importance: Annotated[float, Field(ge=0, le=1)] = 0.0,
-        sort: Annotated[Optional[MemorySort], Field(description="Listing order")] = None,
-        limit: Annotated[int, Field(ge=1, le=1000)] = 10,
-        offset: Annotated[int, Field(ge=0)] = 0,
+        limit: Annotated[int, Field(ge=1, le=100)] = 5,
         detail: Detail = False,
     ) -> Reply:
-        if query is None or (not query.strip() and sort is not None):
-            return _listing(memory_type, sort or "created_desc", limit, offset, detail)
-        if sort is not None or offset:
-            from notes_store.errors import InvalidInput
-            raise InvalidInput("sort and offset are for listing: omit query to list, or omit them to search")
-        r = mem().search(query, memory_type=memory_type, min_importance=min_importance, limit=min(limit, 100))
+        r = mem().search(query, memory_type=memory_type, min_importance=min_importance, limit=limit)
         hits = []
         for h in r.hits:
             d = h.to_dict()
@@ -114,21 +107,8 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         text, page = paged("memories", hits, [memory_line(h, detail) for h in hits],
                            f"{_plural(len(hits))} for {query!r}", len(hits), 0, limit, limits.max_result_tokens)
         return Reply(text, {**base, "shown": page["shown"], "hits": hits[:page["shown"]]})
-
-    def _listing(memory_type: str | None, sort: str, limit: int, offset: int, detail: bool) -> Reply:
-        """memory_search without a query: the memories in ``sort`` order (reading them is not an access)."""
-        r = mem().list(memory_type=memory_type, limit=limit, offset=offset, sort=sort)
-        rows = [memory_data(m) for m in r.memories]
-        if not rows:
-            return Reply(f"No memories on this page ({r.total} in all).",
-                         {"total": r.total, "limit": r.limit, "offset": r.offset, "shown": 0, "next_offset": None,
-                          "memories": []})
-        text, page = paged("memories", rows, [memory_line(m, detail) for m in rows], _plural(r.total), r.total,
-                           offset, limit, limits.max_result_tokens)
-        return Reply(text, {**page, "memories": rows[:page["shown"]]})
     tool(memory_search, "Recall memories",
-         "Recall memories by relevance, recency and importance (e.g. before answering about the user), or "
-         "list them without a query.", ToolAnnotations(destructive_hint=False, open_world_hint=False),
+         "Recall memories by relevance, recency and importance, e.g. before answering about the user.", ToolAnnotations(destructive_hint=False, open_world_hint=False),
          MemorySearchOut)
 
     def memory_read(memory_id: MemoryId) -> Reply:
@@ -144,6 +124,24 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
                      "whole memory]")
         return Reply(text, m)
     tool(memory_read, "Read a memory", "Read a memory in full.", READ_ONLY, MemoryOut)
+
+    def memory_list(
+        memory_type: Optional[MemoryType] = None,
+        sort: MemorySort = "created_desc",
+        limit: Annotated[int, Field(ge=1, le=1000)] = 20,
+        offset: Annotated[int, Field(ge=0)] = 0,
+    ) -> Reply:
+        detail = False
+        r = mem().list(memory_type=memory_type, limit=limit, offset=offset, sort=sort)
+        rows = [memory_data(m) for m in r.memories]
+        if not rows:
+            return Reply(f"No memories on this page ({r.total} in all).",
+                         {"total": r.total, "limit": r.limit, "offset": r.offset, "shown": 0, "next_offset": None,
+                          "memories": []})
+        text, page = paged("memories", rows, [memory_line(m, detail) for m in rows], _plural(r.total), r.total,
+                           offset, limit, limits.max_result_tokens)
+        return Reply(text, {**page, "memories": rows[:page["shown"]]})
+    tool(memory_list, "List memories", "List memories.", READ_ONLY, MemoryListOut)
 
     def memory_update(
         memory_id: MemoryId,
