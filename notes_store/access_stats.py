@@ -13,14 +13,17 @@ file's and the sidecar's, so nothing ever counts backwards.
 
 SQLite (standard library) because several processes share a workspace: its own locking makes each
 update atomic without a read-modify-write of one big file, and an update costs well under 1 ms.
-A connection is opened per operation, so a deleted ``.index/`` is simply recreated.
+Each thread keeps one connection (opening one costs ~0.5 ms, a query ~0.05 ms); it is reopened when
+the file was deleted or replaced, so a deleted ``.index/`` is simply recreated.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from collections.abc import Iterable, Mapping
-from contextlib import closing
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,16 +47,34 @@ class AccessStats:
 
     def __init__(self, index_dir: Path) -> None:
         self.path = Path(index_dir) / FILE_NAME
+        self._local = threading.local()
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        """This thread's connection, reopened when the file is gone or is another file now."""
+        try:
+            ino = os.stat(self.path).st_ino
+        except OSError:
+            ino = None
+        held: tuple[sqlite3.Connection, int] | None = getattr(self._local, "conn", None)
+        if held is not None and (ino is None or held[1] != ino):
+            held[0].close()
+            held = None
+        if held is None:
+            conn = self._connect()
+            held = (conn, os.stat(self.path).st_ino)
+            self._local.conn = held
+        yield held[0]
 
     def _connect(self) -> sqlite3.Connection:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=True)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")  # statistics: losing the last recall in a power cut is fine
             conn.execute(_SCHEMA)
             return conn
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             raise StorageError(f"cannot open the access statistics at {self.path}: {exc}; delete that file "
                                "to start counting afresh") from exc
 
@@ -64,7 +85,7 @@ class AccessStats:
             return {}
         out: dict[str, Access] = {}
         try:
-            with closing(self._connect()) as conn:
+            with self._connection() as conn:
                 for i in range(0, len(wanted), _CHUNK):
                     chunk = wanted[i:i + _CHUNK]
                     marks = ",".join("?" * len(chunk))
@@ -77,7 +98,7 @@ class AccessStats:
 
     def all(self) -> dict[str, Access]:
         try:
-            with closing(self._connect()) as conn:
+            with self._connection() as conn:
                 return {mem_id: Access(int(count), float(last))
                         for mem_id, count, last in conn.execute("SELECT id, count, last FROM access")}
         except sqlite3.Error as exc:
@@ -88,7 +109,7 @@ class AccessStats:
         if not accesses:
             return
         try:
-            with closing(self._connect()) as conn:
+            with self._connection() as conn:
                 conn.execute("BEGIN IMMEDIATE")
                 conn.executemany("INSERT INTO access (id, count, last) VALUES (?, ?, ?) "
                                  "ON CONFLICT(id) DO UPDATE SET count = excluded.count, last = excluded.last",
@@ -107,7 +128,7 @@ class AccessStats:
             return {}
         ids = list(baseline)
         try:
-            with closing(self._connect()) as conn:
+            with self._connection() as conn:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     stored: dict[str, Access] = {}
@@ -138,7 +159,7 @@ class AccessStats:
         if not gone:
             return
         try:
-            with closing(self._connect()) as conn:
+            with self._connection() as conn:
                 conn.executemany("DELETE FROM access WHERE id = ?", gone)
         except sqlite3.Error as exc:
             raise StorageError(f"cannot save the access statistics at {self.path}: {exc}") from exc

@@ -150,6 +150,7 @@ class ItemFiles:
         self._parse = parse
         self._lock = threading.Lock()
         self._unreadable: dict[str, str] = {}  # key -> reason, for files that failed when read by id
+        self._special: tuple[int, dict[str, str]] | None = None  # (folder mtime_ns, special files)
 
     # -- layout -------------------------------------------------------------------
     @property
@@ -273,9 +274,17 @@ class ItemFiles:
     def _special_files(self) -> dict[str, str]:
         """``*.md`` entries that are neither regular files nor links (FIFOs, sockets, devices, folders).
 
-        Folder scans skip them, so they are found here; ``d_type`` answers without a ``stat``.
+        Folder scans skip them, so they are found here; ``d_type`` answers without a ``stat``, and the
+        answer is kept until the folder's mtime changes (creating or renaming an entry changes it).
         """
         out: dict[str, str] = {}
+        try:
+            stamp = os.stat(self.folder).st_mtime_ns
+        except OSError:
+            return out
+        cached = self._special
+        if cached is not None and cached[0] == stamp:
+            return dict(cached[1])
         try:
             with os.scandir(self.folder) as it:
                 for de in it:
@@ -285,8 +294,9 @@ class ItemFiles:
                             "is not a regular file (a FIFO, socket, device or folder); remove it or rename it "
                             "so it does not end in .md")
         except OSError:
-            pass
-        return out
+            return out
+        self._special = (stamp, out)
+        return dict(out)
 
     def unreadable(self) -> list[dict[str, str]]:
         """Files of this kind that cannot be read: what the workspace's scans found, plus files that
