@@ -108,8 +108,12 @@ def _compact(schema: Any, defs: dict[str, Any], plain: bool, descriptions: bool)
             continue
         if (key == "default" and value is None) or (key == "additionalProperties" and value is True):
             continue
-        if plain and (key in _BOUNDS or (key == "default" and value is False)):
-            continue  # inputs: bounds are still enforced (a clear tool error); a false flag is the obvious default
+        if plain and (key in _BOUNDS or (key == "default" and (value is False or value == ""
+                                                                  or isinstance(value, (int, float))))):
+            # Inputs: bounds are still enforced (a clear tool error); numeric, empty and false defaults are
+            # applied by the server and rarely change what a model sends. Choice defaults stay: they say
+            # what omitting a choice means.
+            continue
         if key in ("properties", "patternProperties"):
             out[key] = {k: _compact(v, defs, plain, descriptions) for k, v in value.items()}
             continue

@@ -49,11 +49,11 @@ def _plural(n: int) -> str:
 class ForgetRule(BaseModel):
     """Which memories a strategy forgets."""
 
-    strategy: Strategy = Field(description="Below threshold; untouched max_age_days; beyond capacity per type")
+    strategy: Strategy = Field(description="By threshold, max_age_days or capacity (per type)")
     threshold: float = Field(0.1, ge=0, le=1)
     max_age_days: float = Field(30, gt=0)
     capacity: Optional[int] = Field(None, ge=0)
-    memory_type: Optional[MemoryType] = None
+    memory_type: Optional[str] = None
 
 
 def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None:

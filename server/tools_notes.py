@@ -27,7 +27,7 @@ Tags = Annotated[Optional[list[str]], Field(description="All required")]
 Revision = Optional[str]
 # Filters take the type as a plain string (the store names the valid ones in its error): the enum is
 # published once per writing tool, not again on every filter.
-TypeFilter = Annotated[Optional[str], Field(description="A note_type")]
+TypeFilter = Annotated[Optional[str], Field(description="A note_type")]  # validated by the store
 Detail = Annotated[bool, Field(description="Longer lines")]
 SNIPPET_CHARS = 110  # one line of snippet in the default (non-detail) text
 
@@ -171,8 +171,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         n = note_data(ws().notes.create(title, content, note_type=note_type, tags=tags or []))
         return Reply(f"Created note {n['id']} ({n['type']}): {n['title']}", n)
     tool(note_create, "Create a note",
-         "Save a note that outlives this conversation: where a task stands (task_state), a conclusion, blocker, "
-         "next action or reference.", WRITES, NoteOut)
+         "Save a note that outlives this conversation: a task_state, conclusion, blocker, action or reference.", WRITES, NoteOut)
 
     def note_read(
         note_id: NoteId,
@@ -208,7 +207,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         note_id: NoteId,
         title: Optional[str] = None,
         content: Optional[str] = None,
-        note_type: Optional[NoteType] = None,
+        note_type: TypeFilter = None,
         tags: Optional[list[str]] = None,
         expected_revision: Revision = None,
     ) -> Reply:
@@ -216,8 +215,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
                                         expected_revision=expected_revision))
         return Reply(f"Updated note {n['id']} ({n['type']}): {n['title']}", n)
     tool(note_update, "Update a note",
-         "Replace the given fields of a note (omitted ones stay), e.g. to move a task_state on; better than a "
-         "duplicate.", OVERWRITES, NoteOut)
+         "Replace the given fields of a note, e.g. to move a task_state on, instead of a duplicate.", OVERWRITES, NoteOut)
 
     def note_delete(note_id: NoteId, expected_revision: Revision = None) -> Reply:
         d = dict(ws().notes.delete(note_id, expected_revision=expected_revision))
