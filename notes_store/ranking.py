@@ -15,8 +15,8 @@ import math
 from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import Any
 
-from whoosh import query as Q
 
 from .analysis import QueryUnit
 from .bm25 import B, K1
@@ -76,6 +76,34 @@ def _decode(matcher, norms: array) -> tuple[array, array]:
     return ids, parts
 
 
+class _PhraseChecker:
+    """Whether a document holds each phrase with its words in order, from the positions in the postings."""
+
+    def __init__(self, searcher: Any, phrases: list[tuple[str, ...]]) -> None:
+        self._searcher = searcher
+        self._phrases = phrases
+        self._matchers: dict[str, Any] = {}
+
+    def _positions(self, term: str, doc: int) -> list[int]:
+        matcher = self._matchers.get(term)
+        if matcher is None or not matcher.is_active() or matcher.id() > doc:  # candidates come best first
+            matcher = self._matchers[term] = self._searcher.reader().postings(FIELD, term)
+        if matcher.is_active() and matcher.id() < doc:
+            matcher.skip_to(doc)
+        if matcher.is_active() and matcher.id() == doc:
+            return list(matcher.value_as("positions"))
+        return []
+
+    def matches(self, doc: int) -> bool:
+        for phrase in self._phrases:
+            starts = set(self._positions(phrase[0], doc))
+            for offset, term in enumerate(phrase[1:], 1):
+                starts &= {p - offset for p in self._positions(term, doc)}
+                if not starts:
+                    return False
+        return True
+
+
 class Ranker:
     """Scores queries against a Whoosh searcher with cached postings.
 
@@ -84,8 +112,9 @@ class Ranker:
     add, those words only update documents already seen.
     """
 
-    def __init__(self, max_postings: int = 2_000_000) -> None:
+    def __init__(self, max_postings: int = 2_000_000, count_bound: int = 1000) -> None:
         self.max_postings = max_postings
+        self.count_bound = count_bound  # phrase matches counted exactly up to this many
         self._segments: dict[str, _SegmentPostings] = {}
         self._generation: object = None
         self._terms: dict[str, tuple[dict[int, float], float]] = {}
@@ -147,21 +176,34 @@ class Ranker:
             return docs, idf, top * idf
 
         if match_all:
-            groups = [list(dict.fromkeys(u.terms)) for u in units]
             per_group = []
-            for group in groups:
-                terms = [weighted(t) for t in group]
+            for unit in units:
+                terms = [weighted(t) for t in dict.fromkeys(unit.terms)]
                 keys = set(terms[0][0]).intersection(*(t[0] for t in terms[1:])) if terms else set()
-                if len(group) > 1 and keys:  # a phrase: the words must stand in order
-                    keys &= set(searcher.docs_for_query(Q.Phrase(FIELD, group)))
-                per_group.append((terms, keys))
-            per_group.sort(key=lambda g: len(g[1]))
-            matched = allowed.intersection(per_group[0][1]) if per_group else set()
-            for _terms, keys in per_group[1:]:
+                per_group.append((unit, terms, keys))
+            per_group.sort(key=lambda g: len(g[2]))
+            matched = allowed.intersection(per_group[0][2]) if per_group else set()
+            for _unit, _terms, keys in per_group[1:]:
                 matched &= keys
-            all_terms = [t for terms, _k in per_group for t in terms]
-            scored = ((d, sum(idf * docs[d] for docs, idf, _ub in all_terms)) for d in matched)
-            return heapq.nlargest(limit, scored, key=lambda x: (x[1], -x[0])), len(matched), False
+            all_terms = [t for _u, terms, _k in per_group for t in terms]
+            scored = sorted(((d, sum(idf * docs[d] for docs, idf, _ub in all_terms)) for d in matched),
+                            key=lambda x: (-x[1], x[0]))
+            phrases = [u.terms for u, _t, _k in per_group if u.is_phrase]
+            if not phrases:
+                return scored[:limit], len(scored), False
+            # Every word is there; phrases also need their words in order. Positions are read only
+            # for these candidates, best first, and counting stops at ``count_bound`` matches.
+            checker = _PhraseChecker(searcher, phrases)
+            top: list[tuple[int, float]] = []
+            total = 0
+            for i, (doc, score) in enumerate(scored):
+                if total >= max(self.count_bound, limit):
+                    return top, total, i < len(scored)
+                if checker.matches(doc):
+                    total += 1
+                    if len(top) < limit:
+                        top.append((doc, score))
+            return top, total, False
 
         terms = sorted((weighted(t) for t in dict.fromkeys(t for u in units for t in u.terms)),
                        key=lambda t: -t[2])

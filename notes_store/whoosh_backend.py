@@ -44,6 +44,7 @@ log = logging.getLogger("ctxnotes.index")
 INDEX_NAME = "ctxnotes_v3"  # bump when the schema or analyzer changes: old indexes are rebuilt
 MAX_SEGMENTS = 12  # past this many small segments, the next commit merges them
 BUILD_BATCH = 5_000  # documents per writer while rebuilding: bounds the build's memory
+BUILD_LIMIT_MB = 64  # the writer's pool: past it, sorted runs go to disk (same speed here, half the peak)
 BUILD_ID_FILE = "build-id"
 
 
@@ -125,7 +126,7 @@ class WhooshBackend:
                                "safe in their files: fix the problem (free space?) and run 'ctxnotes reindex'") from exc
 
     def _add_batch(self, batch: list[IndexEntry], merge: bool) -> int:
-        writer = self._ix.writer(limitmb=64)
+        writer = self._ix.writer(limitmb=BUILD_LIMIT_MB)
         try:
             for entry in batch:
                 writer.add_document(**_doc(entry))
@@ -175,6 +176,15 @@ class WhooshBackend:
             with contextlib.suppress(Exception):
                 self._ix.close()
         self._ix = None
+
+    @property
+    def count_bound(self) -> int:
+        """Phrase matches are counted exactly up to this many; past it, totals are lower bounds."""
+        return self._ranker.count_bound
+
+    @count_bound.setter
+    def count_bound(self, value: int) -> None:
+        self._ranker.count_bound = value
 
     @property
     def generation(self) -> int:

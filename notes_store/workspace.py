@@ -170,6 +170,11 @@ class Workspace:
         return self._sync.watcher is not None
 
     @property
+    def search_backend(self) -> SearchBackend:
+        """The engine behind searches (``whoosh_backend.WhooshBackend``)."""
+        return self._index
+
+    @property
     def index_generation(self) -> int:
         """Changes whenever searches start seeing a new committed index (each background commit)."""
         return self._index.generation
