@@ -66,7 +66,7 @@ def durable_unlink(path: Path) -> None:
 
 def remove_temp_files(folder: Path) -> list[str]:
     """Delete temp files left by a writer that died mid-write. Call under the lock."""
-    removed = []
+    removed: list[str] = []
     try:
         entries = list(os.scandir(folder))
     except FileNotFoundError:

@@ -29,16 +29,16 @@ FIELD = "text"
 class _SegmentPostings:
     """Decoded postings of one segment, least recently used terms evicted first."""
 
-    def __init__(self, reader, avgdl: float) -> None:
+    def __init__(self, reader: Any, avgdl: float) -> None:
         self.reader = reader
         self.avgdl = avgdl
         doc_count = reader.doc_count_all()
         self.norms = array("f", (K1 * (1 - B + B * reader.doc_field_length(d, FIELD, 0) / avgdl)
                                  for d in range(doc_count)))
-        self.terms: OrderedDict[str, tuple[array, array]] = OrderedDict()
+        self.terms: OrderedDict[str, tuple[array[int], array[float]]] = OrderedDict()
         self.size = 0
 
-    def postings(self, term: str) -> tuple[array, array] | None:
+    def postings(self, term: str) -> tuple[array[int], array[float]] | None:
         cached = self.terms.get(term)
         if cached is not None:
             self.terms.move_to_end(term)
@@ -56,7 +56,7 @@ class _SegmentPostings:
             self.size -= len(ids)
 
 
-def _decode(matcher, norms: array) -> tuple[array, array]:
+def _decode(matcher: Any, norms: array[float]) -> tuple[array[int], array[float]]:
     """Read a posting list into (doc ids, BM25 tf parts)."""
     ids = array("i")
     tfs = array("f")
@@ -120,7 +120,7 @@ class Ranker:
         self._terms: dict[str, tuple[dict[int, float], float]] = {}
         self._terms_size = 0
 
-    def _leaves(self, searcher) -> list[tuple[_SegmentPostings, int]]:
+    def _leaves(self, searcher: Any) -> list[tuple[_SegmentPostings, int]]:
         avgdl = searcher.avg_field_length(FIELD, 1.0) or 1.0
         leaves = []
         live = set()
@@ -141,7 +141,7 @@ class Ranker:
             del self._segments[seg_id]
         return leaves
 
-    def _term(self, term: str, leaves) -> tuple[dict[int, float], float]:
+    def _term(self, term: str, leaves: list[tuple[_SegmentPostings, int]]) -> tuple[dict[int, float], float]:
         """{global docnum: BM25 tf part} and its maximum, for one term."""
         cached = self._terms.get(term)
         if cached is not None:
@@ -157,7 +157,7 @@ class Ranker:
         self._terms_size += len(docs)
         return entry
 
-    def search(self, searcher, units: Sequence[QueryUnit], allowed: set[int], limit: int,
+    def search(self, searcher: Any, units: Sequence[QueryUnit], allowed: set[int], limit: int,
                match_all: bool, generation: object = None) -> tuple[list[tuple[int, float]], int, bool]:
         """Top ``limit`` (docnum, score) among ``allowed`` docs, how many matched, and whether that
         count is a lower bound."""
@@ -169,7 +169,7 @@ class Ranker:
                 seg.evict(budget)
         n_docs = max(searcher.doc_count(), 1)
 
-        def weighted(term: str) -> tuple[dict[int, float], float]:
+        def weighted(term: str) -> tuple[dict[int, float], float, float]:
             docs, top = self._term(term, leaves)
             df = len(docs)
             idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) if df else 0.0
@@ -227,12 +227,12 @@ class Ranker:
                             scores[d] += idf * part
                 else:
                     for d in scores:
-                        part = docs.get(d)
-                        if part:
-                            scores[d] += idf * part
+                        found = docs.get(d)
+                        if found:
+                            scores[d] += idf * found
                 continue
             get = scores.get
             for d, part in docs.items():
                 scores[d] = get(d, 0.0) + idf * part
-        scored = ((d, s) for d, s in scores.items() if d in allowed)
-        return heapq.nlargest(limit, scored, key=lambda x: (x[1], -x[0])), total, False
+        best = ((d, s) for d, s in scores.items() if d in allowed)
+        return heapq.nlargest(limit, best, key=lambda x: (x[1], -x[0])), total, False

@@ -45,6 +45,8 @@ def find_matches(text: str, terms: set[str], settle: int | None = None) -> list[
             if start and _inside_word(text[start - 1]):
                 continue  # the prefix sits inside a longer word, not at its start
             m = TOKEN_RE.match(text, start)
+            if m is None:  # the prefix is not where a token starts (e.g. punctuation)
+                continue
             word = m.group(0).lower()
             term = word if word in latin else _stem(word)
             if term in latin:

@@ -40,7 +40,7 @@ _LOST = IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF
 _HEADER = struct.Struct("iIII")
 
 
-def _libc():
+def _libc() -> ctypes.CDLL | None:
     name = ctypes.util.find_library("c")
     if not name:
         return None
@@ -54,7 +54,7 @@ def _libc():
 class FolderWatcher:
     """inotify watches on a few folders; ``changes()`` says which files changed since last asked."""
 
-    def __init__(self, libc, fd: int, folders: dict[str, Path]) -> None:
+    def __init__(self, libc: ctypes.CDLL, fd: int, folders: dict[str, Path]) -> None:
         self._libc = libc
         self._fd = fd
         # A workspace dropped without close() must not keep its inotify instance
