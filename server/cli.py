@@ -34,7 +34,7 @@ def workspace_path(explicit: str | None) -> Path:
     return Path(explicit or os.environ.get("CTXNOTES_WORKSPACE") or "workspace")
 
 
-def open_from_args(args: argparse.Namespace):
+def open_from_args(args: argparse.Namespace) -> Any:
     from notes_store import open_workspace
     return open_workspace(workspace_path(args.workspace), git_autocommit=getattr(args, "git_autocommit", None))
 

@@ -37,7 +37,7 @@ def cmd_history(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     return data, "\n".join(lines)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("init", help="create a workspace (folders, .gitignore, README), optionally under Git",
                        description="Create a workspace: notes/ and memory/ folders, a .gitignore that keeps the "
                                    "index, locks and temp files out of Git, and a README.md. With --git, also "

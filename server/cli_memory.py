@@ -60,7 +60,7 @@ def _full(m: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def cmd_add(args, ws):
+def cmd_add(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     content = _content_arg(args.content, args.content_file)
     if content is None:
         raise CommandError("give the text to remember, e.g. ctxnotes memory add \"the user prefers tabs\"")
@@ -73,7 +73,7 @@ def cmd_add(args, ws):
     return memory.to_dict(), text
 
 
-def cmd_search(args, ws):
+def cmd_search(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     result = ws.memory.search(args.query, memory_type=args.type, min_importance=args.min_importance,
                               limit=args.limit)
     data = result.to_dict()
@@ -87,12 +87,12 @@ def cmd_search(args, ws):
     return data, "\n".join(lines)
 
 
-def cmd_read(args, ws):
+def cmd_read(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     data = ws.memory.read(args.memory_id).to_dict()
     return data, _full(data)
 
 
-def cmd_list(args, ws):
+def cmd_list(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     result = ws.memory.list(memory_type=args.type, limit=args.limit, offset=args.offset, sort=args.sort)
     data = result.to_dict()
     shown = len(data["memories"])
@@ -101,7 +101,7 @@ def cmd_list(args, ws):
     return data, "\n".join(lines)
 
 
-def cmd_update(args, ws):
+def cmd_update(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     content = _content_arg(args.content, args.content_file)
     tags = [] if args.clear_tags else _tags_arg(args.tag)
     memory = ws.memory.update(args.memory_id, content=content, importance=args.importance, tags=tags,
@@ -109,7 +109,7 @@ def cmd_update(args, ws):
     return memory.to_dict(), f"updated {memory.id}"
 
 
-def cmd_forget(args, ws):
+def cmd_forget(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     if args.memory_id is None and args.strategy is None:
         raise CommandError("give a memory id, or --strategy " + "|".join(STRATEGIES))
     result = ws.memory.forget(args.memory_id, strategy=args.strategy, threshold=args.threshold,
@@ -122,7 +122,7 @@ def cmd_forget(args, ws):
     return data, "\n".join(lines)
 
 
-def cmd_consolidate(args, ws):
+def cmd_consolidate(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     result = ws.memory.consolidate(from_type=args.from_type, to_type=args.to_type,
                                    importance_threshold=args.threshold, min_access_count=args.min_access_count,
                                    dry_run=args.dry_run)
@@ -134,7 +134,7 @@ def cmd_consolidate(args, ws):
     return data, "\n".join(lines)
 
 
-def cmd_summary(args, ws):
+def cmd_summary(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     data = ws.memory.summary().to_dict()
     lines = [f"{data['total']} memory(ies)"]
     for t, s in data["by_type"].items():
@@ -158,7 +158,7 @@ def _fraction(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number (expected 0.0 to 1.0)") from None
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     mem = sub.add_parser("memory", help="agent memory: add, search, read, list, update, forget, consolidate, summary")
     msub = mem.add_subparsers(dest="action", metavar="ACTION", required=True)
 

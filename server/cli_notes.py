@@ -24,7 +24,8 @@ def _content_arg(args: argparse.Namespace) -> str | None:
                 return fh.read()
         except (OSError, UnicodeDecodeError) as exc:
             raise CommandError(f"cannot read {args.content_file}: {exc}") from exc
-    return args.content
+    content: str | None = args.content
+    return content
 
 
 def _tags_arg(values: list[str] | None) -> list[str] | None:
@@ -48,30 +49,30 @@ def _note_text(n: dict[str, Any]) -> str:
     return "\n".join(head)
 
 
-def cmd_create(args, ws):
+def cmd_create(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     content = _content_arg(args)
     note = ws.notes.create(args.title, content or "", note_type=args.type, tags=_tags_arg(args.tag) or [])
     data = note.to_dict()
     return data, f"created {note.id}\n{note.path}"
 
 
-def cmd_read(args, ws):
+def cmd_read(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     data = ws.notes.read(args.note_id).to_dict()
     return data, _note_text(data)
 
 
-def cmd_update(args, ws):
+def cmd_update(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     note = ws.notes.update(args.note_id, title=args.title, content=_content_arg(args), note_type=args.type,
                            tags=_tags_arg(args.tag) if not args.clear_tags else [], expected_revision=args.expect)
     return note.to_dict(), f"updated {note.id} ({note.updated_at})"
 
 
-def cmd_delete(args, ws):
+def cmd_delete(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     result = ws.notes.delete(args.note_id, expected_revision=args.expect)
     return result, f"deleted {result['id']}" + (f" ({result['title']})" if result.get("title") else "")
 
 
-def cmd_search(args, ws):
+def cmd_search(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     result = ws.notes.search(args.query, limit=args.limit, offset=args.offset, note_type=args.type,
                              tags=_tags_arg(args.tag), updated_after=args.updated_after,
                              updated_before=args.updated_before)
@@ -84,7 +85,7 @@ def cmd_search(args, ws):
     return data, "\n".join(lines)
 
 
-def cmd_list(args, ws):
+def cmd_list(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     result = ws.notes.list(note_type=args.type, tags=_tags_arg(args.tag), limit=args.limit, offset=args.offset,
                            sort=args.sort)
     data = result.to_dict()
@@ -94,7 +95,7 @@ def cmd_list(args, ws):
     return data, "\n".join(lines)
 
 
-def cmd_summary(args, ws):
+def cmd_summary(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     data = ws.notes.summary().to_dict()
     lines = [f"{data['total']} note(s)", "by type: " + ", ".join(f"{t} {c}" for t, c in data["by_type"].items() if c)]
     if data["top_tags"]:
@@ -108,13 +109,13 @@ def cmd_summary(args, ws):
     return data, "\n".join(lines)
 
 
-def cmd_reindex(args, ws):
+def cmd_reindex(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     count = ws.rebuild()
     return {"indexed": count, "unreadable": len(ws.problems)}, f"reindexed {count} file(s)" + (
         f"; {len(ws.problems)} unreadable (see 'ctxnotes doctor')" if ws.problems else "")
 
 
-def cmd_doctor(args, ws):
+def cmd_doctor(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     from notes_store.doctor import diagnose
     report = diagnose(ws)
     return report.to_dict(), "\n".join(report.lines())
@@ -133,7 +134,7 @@ def _filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--offset", type=int, default=0, help="skip this many (paging)")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     note = sub.add_parser("note", help="create, read, update, delete, search, list and summarise notes")
     nsub = note.add_subparsers(dest="action", metavar="ACTION", required=True)
 

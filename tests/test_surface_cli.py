@@ -17,7 +17,7 @@ def cli(ws: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.C
                           stdin=subprocess.DEVNULL)
 
 
-def test_expect_revision_on_note_update_and_delete(tmp_path):
+def test_expect_revision_on_note_update_and_delete(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     note = json.loads(cli(ws, "--json", "note", "create", "Shared", "-c", "v1").stdout)
     rev = note["revision"]
@@ -30,7 +30,7 @@ def test_expect_revision_on_note_update_and_delete(tmp_path):
     assert cli(ws, "note", "delete", note["id"], "--expect", current["revision"]).returncode == 0
 
 
-def test_expect_revision_on_memory_update_and_forget(tmp_path):
+def test_expect_revision_on_memory_update_and_forget(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     mem = json.loads(cli(ws, "--json", "memory", "add", "a fact").stdout)
     assert cli(ws, "memory", "update", mem["id"], "-i", "0.9", "--expect", "000000000000").returncode == 2
@@ -38,6 +38,6 @@ def test_expect_revision_on_memory_update_and_forget(tmp_path):
     assert cli(ws, "memory", "forget", mem["id"], "--expect", mem["revision"]).returncode == 0
 
 
-def test_unknown_tool_group_stops_serve_with_one_line(tmp_path):
+def test_unknown_tool_group_stops_serve_with_one_line(tmp_path: Path) -> None:
     r = cli(tmp_path / "ws", "serve", env={"CTXNOTES_TOOLS": "notes,bogus"})
     assert r.returncode == 2 and "unknown tool group(s) 'bogus'" in r.stderr and "Traceback" not in r.stderr

@@ -9,16 +9,25 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp_types import TextContent
 from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.anyio]
+
+
+def text_of(result: Any) -> str:
+    """The text of a tool result's first content block."""
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
 WAIT_S = 10.0
 
 
@@ -28,7 +37,7 @@ def stdio(ws: Path) -> StdioServerParameters:
 
 
 @pytest.fixture
-def http_url(tmp_path):
+def http_url(tmp_path: Path) -> Iterator[str]:
     """A real `ctxnotes serve --http` process on a free port."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -78,8 +87,9 @@ class Inbox:
 
 async def _create(client: Client, title: str) -> dict[str, Any]:
     r = await client.call_tool("note_create", {"title": title, "content": "body"})
-    assert not r.is_error, r.content[0].text
-    return r.structured_content
+    assert not r.is_error, text_of(r)
+    data: dict[str, Any] = r.structured_content
+    return data
 
 
 async def _legacy_route(target: Any, ws_path: Path | None) -> None:
@@ -132,28 +142,28 @@ async def _listen_route(target: Any) -> None:
                         break
 
 
-async def test_subscribe_over_stdio(tmp_path):
+async def test_subscribe_over_stdio(tmp_path: Path) -> None:
     await _legacy_route(stdio(tmp_path / "ws"), tmp_path / "ws")
 
 
-async def test_subscribe_over_http(http_url, tmp_path):
+async def test_subscribe_over_http(http_url: str, tmp_path: Path) -> None:
     await _legacy_route(http_url, tmp_path / "ws")
 
 
-async def test_listen_over_stdio(tmp_path):
+async def test_listen_over_stdio(tmp_path: Path) -> None:
     await _listen_route(stdio(tmp_path / "ws"))
 
 
-async def test_listen_over_http(http_url):
+async def test_listen_over_http(http_url: str) -> None:
     await _listen_route(http_url)
 
 
-async def test_handshake_advertises_subscribe_and_list_changed(tmp_path):
+async def test_handshake_advertises_subscribe_and_list_changed(tmp_path: Path) -> None:
     from server.app import create_server
     server = create_server(tmp_path / "ws")
     async with Client(server, mode="legacy") as c:
         caps = c.session.get_server_capabilities() if hasattr(c.session, "get_server_capabilities") else None
         caps = caps or c.server_capabilities
-        assert caps.resources.subscribe and caps.resources.list_changed
+        assert caps.resources is not None and caps.resources.subscribe and caps.resources.list_changed
         assert caps.completions is not None
-    server.workspace_handle.close()
+    server.workspace_handle.close()  # type: ignore[attr-defined]

@@ -4,17 +4,25 @@ notes, expected_revision, completions, and every structured result against its p
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 from mcp import Client
-from mcp_types import PromptReference, ResourceTemplateReference
+from mcp_types import PromptReference, ResourceTemplateReference, TextContent, TextResourceContents
 
 from context.tokens import get_encoding
 from server.app import ConfigError, create_server
 
 pytestmark = pytest.mark.anyio
+
+
+def text_of(result: Any) -> str:
+    """The text of a tool result's first content block."""
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
 ENC = get_encoding("cl100k_base")
 
 
@@ -24,7 +32,7 @@ def tokens(text: str) -> int:
 
 async def call(client: Client, tool: str, args: dict[str, Any]) -> Any:
     r = await client.call_tool(tool, args)
-    assert not r.is_error, r.content[0].text
+    assert not r.is_error, text_of(r)
     return r
 
 
@@ -37,32 +45,32 @@ async def call(client: Client, tool: str, args: dict[str, Any]) -> Any:
     ("notes, memory", {"note_create", "memory_add"}, {"reindex", "build_context"}),
     ("all", {"note_create", "memory_add", "reindex", "build_context"}, set()),
 ])
-async def test_tool_groups(tmp_path, groups, present, absent):
+async def test_tool_groups(tmp_path: Path, groups: Any, present: Any, absent: Any) -> None:
     server = create_server(tmp_path / "ws", tools=groups)
     async with Client(server) as c:
         names = {t.name for t in (await c.list_tools()).tools}
     assert present <= names and not (absent & names)
 
 
-def test_unknown_group_is_a_clear_error(tmp_path):
+def test_unknown_group_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"unknown tool group\(s\) 'nots'.*notes, memory, context, admin"):
         create_server(tmp_path / "ws", tools="nots,memory")
 
 
-async def test_groups_from_environment_and_workspace_yaml(tmp_path, monkeypatch):
+async def test_groups_from_environment_and_workspace_yaml(tmp_path: Path, monkeypatch: Any) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / ".ctxnotes.yaml").write_text("tools: memory\nmax_result_tokens: 2000\n", encoding="utf-8")
     server = create_server(ws)
-    assert server.tool_groups == ("memory",)
+    assert server.tool_groups == ("memory",)  # type: ignore[attr-defined]
     monkeypatch.setenv("CTXNOTES_TOOLS", "admin")
-    assert create_server(ws).tool_groups == ("admin",)
-    assert create_server(ws, tools="notes").tool_groups == ("notes",)  # the argument wins
+    assert create_server(ws).tool_groups == ("admin",)  # type: ignore[attr-defined]
+    assert create_server(ws, tools="notes").tool_groups == ("notes",)  # type: ignore[attr-defined]  # argument wins
     with pytest.raises(ConfigError, match="max_result_tokens"):
         create_server(ws, max_result_tokens=10)
 
 
-async def test_our_groups_fit_their_share_of_the_budget(tmp_path):
+async def test_our_groups_fit_their_share_of_the_budget(tmp_path: Path) -> None:
     """notes + memory + admin: what this server itself adds to the model's prompt (build_context and the
     session tools are measured by bench/tool_surface.py with the rest)."""
     server = create_server(tmp_path / "ws", tools="notes,memory,admin")
@@ -77,43 +85,43 @@ async def test_our_groups_fit_their_share_of_the_budget(tmp_path):
 
 # -- result texts ----------------------------------------------------------------------------------------------
 
-async def test_search_hits_are_about_sixty_tokens_with_full_structured_fields(tmp_path):
+async def test_search_hits_are_about_sixty_tokens_with_full_structured_fields(tmp_path: Path) -> None:
     server = create_server(tmp_path / "ws")
     async with Client(server) as c:
         for i in range(12):
             await call(c, "note_create", {"title": f"Token refresh finding {i}", "tags": ["auth", "backend"],
                                           "content": "The token refresh fails when the clock skews. " * 20})
         r = await call(c, "note_search", {"query": "token refresh"})
-        per_hit = (tokens(r.content[0].text) - 30) / 10
+        per_hit = (tokens(text_of(r)) - 30) / 10
         assert per_hit <= 75, per_hit
         hit = r.structured_content["hits"][0]
         assert {"id", "title", "type", "tags", "created_at", "updated_at", "uri", "score", "snippet",
                 "revision"} <= set(hit)
-        assert r.structured_content["next_offset"] == 10 and "offset=10" in r.content[0].text
+        assert r.structured_content["next_offset"] == 10 and "offset=10" in text_of(r)
         detailed = await call(c, "note_search", {"query": "token refresh", "detail": True})
-        assert tokens(detailed.content[0].text) > tokens(r.content[0].text)
+        assert tokens(text_of(detailed)) > tokens(text_of(r))
         listing = await call(c, "note_list", {"limit": 10})
-        assert (tokens(listing.content[0].text) - 20) / 10 <= 60
+        assert (tokens(text_of(listing)) - 20) / 10 <= 60
         for i in range(3):
             await call(c, "memory_add", {"content": f"The user prefers pytest over unittest, case {i}. " * 8})
         r = await call(c, "memory_search", {"query": "pytest"})
-        assert (tokens(r.content[0].text) - 20) / 3 <= 75
+        assert (tokens(text_of(r)) - 20) / 3 <= 75
 
 
-async def test_every_result_is_bounded_with_a_marker(tmp_path):
+async def test_every_result_is_bounded_with_a_marker(tmp_path: Path) -> None:
     server = create_server(tmp_path / "ws", max_result_tokens=2000)
     async with Client(server) as c:
         for i in range(40):
             await call(c, "memory_add", {"content": f"memory {i} " + "word " * 300, "memory_type": "semantic"})
         r = await call(c, "memory_list", {"limit": 40})
-        text = r.content[0].text
+        text = text_of(r)
         assert tokens(text) + tokens(json.dumps(r.structured_content)) <= 2000
         s = r.structured_content
         assert s["shown"] < 40 and s["next_offset"] == s["shown"] and "result size limit" in text
         assert len(s["memories"]) == s["shown"]
 
 
-async def test_note_read_windows_a_big_note_and_the_resource_returns_it_whole(tmp_path):
+async def test_note_read_windows_a_big_note_and_the_resource_returns_it_whole(tmp_path: Path) -> None:
     server = create_server(tmp_path / "ws", max_result_tokens=3000)
     sections = [f"## Part {i}\n" + f"Line of part {i} with some words.\n" * 200 for i in range(10)]
     body = "\n".join(sections)
@@ -124,8 +132,8 @@ async def test_note_read_windows_a_big_note_and_the_resource_returns_it_whole(tm
         assert s["window"]["offset"] == 0 and s["window"]["total_chars"] == len(body)
         end = s["window"]["end"]
         assert body.startswith(s["content"]) and end < len(body)
-        assert f'{{"offset": {end}}}' in r.content[0].text and "## Part" in r.content[0].text
-        assert tokens(r.content[0].text) + tokens(json.dumps(s)) <= 3000
+        assert f'{{"offset": {end}}}' in text_of(r) and "## Part" in text_of(r)
+        assert tokens(text_of(r)) + tokens(json.dumps(s)) <= 3000
         # Walk the whole note through the windows: nothing is lost or repeated.
         parts, offset = [s["content"]], end
         while offset is not None:
@@ -136,17 +144,17 @@ async def test_note_read_windows_a_big_note_and_the_resource_returns_it_whole(tm
         s = (await call(c, "note_read", {"note_id": n["id"], "window": {"heading": "Part 7"}})).structured_content
         assert s["content"].startswith("## Part 7") and "## Part 8" not in s["content"]
         r = await c.call_tool("note_read", {"note_id": n["id"], "window": {"heading": "Nope"}})
-        assert r.is_error and "Part 0" in r.content[0].text
+        assert r.is_error and "Part 0" in text_of(r)
         small = (await call(c, "note_create", {"title": "Small", "content": "short"})).structured_content
         s = (await call(c, "note_read", {"note_id": small["id"]})).structured_content
         assert s["content"] == "short" and "window" not in s
-        raw = (await c.read_resource(n["uri"])).contents[0].text
-        assert body in raw
+        file = (await c.read_resource(n["uri"])).contents[0]
+        assert isinstance(file, TextResourceContents) and body in file.text
 
 
 # -- expected_revision ------------------------------------------------------------------------------------
 
-async def test_expected_revision_refuses_a_stale_write(tmp_path):
+async def test_expected_revision_refuses_a_stale_write(tmp_path: Path) -> None:
     server = create_server(tmp_path / "ws")
     async with Client(server) as c:
         n = (await call(c, "note_create", {"title": "Shared", "content": "v1"})).structured_content
@@ -155,7 +163,7 @@ async def test_expected_revision_refuses_a_stale_write(tmp_path):
         second = u.structured_content["revision"]
         assert second != first
         r = await c.call_tool("note_update", {"note_id": n["id"], "content": "v3", "expected_revision": first})
-        assert r.is_error and second in r.content[0].text
+        assert r.is_error and second in text_of(r)
         r = await c.call_tool("note_delete", {"note_id": n["id"], "expected_revision": first})
         assert r.is_error
         assert (await call(c, "note_read", {"note_id": n["id"]})).structured_content["content"] == "v2"
@@ -163,7 +171,7 @@ async def test_expected_revision_refuses_a_stale_write(tmp_path):
         m = (await call(c, "memory_add", {"content": "fact"})).structured_content
         r = await c.call_tool("memory_update", {"memory_id": m["id"], "importance": 0.9,
                                                 "expected_revision": "000000000000"})
-        assert r.is_error and m["revision"] in r.content[0].text
+        assert r.is_error and m["revision"] in text_of(r)
         r = await c.call_tool("memory_forget", {"memory_id": m["id"], "expected_revision": "000000000000"})
         assert r.is_error
         await call(c, "memory_forget", {"memory_id": m["id"], "expected_revision": m["revision"]})
@@ -171,7 +179,7 @@ async def test_expected_revision_refuses_a_stale_write(tmp_path):
 
 # -- completions ------------------------------------------------------------------------------------------
 
-async def test_completions_for_note_ids_tags_and_types(tmp_path):
+async def test_completions_for_note_ids_tags_and_types(tmp_path: Path) -> None:
     server = create_server(tmp_path / "ws")
     async with Client(server, mode="legacy") as c:
         a = (await call(c, "note_create", {"title": "Auth refactor plan", "tags": ["auth"]})).structured_content
@@ -193,7 +201,7 @@ async def test_completions_for_note_ids_tags_and_types(tmp_path):
 
 # -- structured results match the published schemas ---------------------------------------------------------
 
-async def test_structured_results_match_their_output_schemas(tmp_path):
+async def test_structured_results_match_their_output_schemas(tmp_path: Path) -> None:
     server = create_server(tmp_path / "ws")
     async with Client(server) as c:
         schemas = {t.name: t.output_schema for t in (await c.list_tools()).tools}
