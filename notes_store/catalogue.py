@@ -142,19 +142,20 @@ class Catalogue:
         return cached[1]
 
     # -- the compact file ----------------------------------------------------------
-    def save(self, path: Path, record: dict[str, Any]) -> None:
-        """Write every row and ``record`` (what the rows were checked against) to ``path`` atomically.
+    def save(self, path: Path, record: dict[str, Any], rows: list[Entry] | None = None) -> None:
+        """Write ``rows`` (default: every row) and ``record`` (what they were checked against) to ``path``
+        atomically. Rows never change once made, so a list taken earlier can be written unlocked.
 
         A derived cache: no fsync. A torn file fails the row count check and is ignored.
         """
-        rows = self.values()
+        rows = self.values() if rows is None else rows
         if any("\t" in e.key or "\n" in e.key for e in rows):
             return  # a file name this format cannot hold: such a workspace reopens with a scan
         header = json.dumps({"format": FORMAT, "rows": len(rows), **record}, separators=(",", ":"))
         lines = [header]
         lines.extend(f"{e.key}\t{e.kind}\t{e.mtime_ns}\t{e.size}\t{e.raw_meta()}" for e in rows)
         lines.append("end")
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         try:
             tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
             os.replace(tmp, path)

@@ -275,12 +275,13 @@ class Workspace:
             if not clean or stamps is None:
                 stamps = {}  # not known to match: the next start scans
             version = self.catalogue.version
+            rows = self.catalogue.values()
             record = {"index": self._index.version, "stamps": stamps,
                       "token": (token or b"").decode("ascii", "replace"),
                       "problems": [[p.path, p.reason, p.mtime_ns, p.size, p.transient]
                                    for p in self.problems.values()]}
-            self.catalogue.save(self._catalogue_path, record)
-            self._saved_version = version
+        self.catalogue.save(self._catalogue_path, record, rows)  # the slow part, unlocked
+        self._saved_version = version
 
     # -- writes from the stores ------------------------------------------------
     @contextlib.contextmanager
