@@ -30,6 +30,7 @@ from notes_store.errors import Conflict
 root, note_id, n, barrier = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
 ws = open_workspace(root)
 ws.notes.read(note_id)
+Path(f"{barrier}.ready-{os.getpid()}").touch()
 deadline = time.monotonic() + 60
 while not barrier.exists() and time.monotonic() < deadline:
     time.sleep(0.001)
@@ -47,12 +48,13 @@ print(json.dumps({"conflicts": conflicts}))
 """
 
 CREATE_WORKER = r"""
-import json, sys, time
+import json, os, sys, time
 from pathlib import Path
 from notes_store import open_workspace
 root, tag, n, barrier = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
 ws = open_workspace(root)
 ws.notes.list()
+Path(f"{barrier}.ready-{os.getpid()}").touch()
 deadline = time.monotonic() + 60
 while not barrier.exists() and time.monotonic() < deadline:
     time.sleep(0.001)
@@ -66,7 +68,16 @@ def _run_together(script: str, args_per_worker: list[list[str]], barrier) -> lis
     procs = [subprocess.Popen([sys.executable, "-c", script, *args, str(barrier)], cwd=REPO, env=clean_env(),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for args in args_per_worker]
-    time.sleep(1.0)  # let both open the workspace; then release them at once
+    # Release them at once, only when every worker has opened the workspace (a slow start on a loaded
+    # machine would otherwise let one finish before the other begins, and nothing would be contended).
+    deadline = time.monotonic() + WORKER_TIMEOUT
+    while len(list(barrier.parent.glob(f"{barrier.name}.ready-*"))) < len(procs):
+        if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
+            for p in procs:
+                p.kill()
+            raise AssertionError("a worker did not get ready: " + " ".join(p.stderr.read()[-500:] for p in procs
+                                                                          if p.poll() is not None))
+        time.sleep(0.01)
     barrier.touch()
     outputs = []
     for proc in procs:
