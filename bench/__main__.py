@@ -108,11 +108,11 @@ def main(argv: list[str] | None = None) -> int:
         results["load_average"][f"after {n}"] = os.getloadavg()[0]
     floor_sizes = [n for n in sizes if n <= PEER_MAX_NOTES]
     if floor_sizes and not (args.quick or args.skip_mcp):
-        from . import call_floor
+        from . import call_layers
         t0 = time.time()
         progress(f"[{max(floor_sizes)}] per-call floor breakdown")
         try:
-            results["call_floor"] = anyio.run(call_floor.measure, scratch / f"ws-{max(floor_sizes)}", 200)
+            results["call_floor"] = anyio.run(call_layers.measure, scratch / f"ws-{max(floor_sizes)}", 200)
             results["call_floor"]["notes"] = max(floor_sizes)
         except Exception as exc:  # the server is being rewritten: report, don't crash the suite
             results["call_floor"] = {"error": f"{type(exc).__name__}: {exc}"}
@@ -197,9 +197,9 @@ def render(results: dict[str, Any], sizes: list[int]) -> str:
             parts += ["", f"Targets missed at {n // 1000}k: " + (", ".join(missed) if missed else "none")]
     floor = results.get("call_floor")
     if floor:
-        from . import call_floor
+        from . import call_layers
         parts += ["", f"## Per-call floor at {floor.get('notes', 0):,} notes (issue 13)", "",
-                  f"not available: {floor['error']}" if floor.get("error") else call_floor.render(floor)]
+                  f"not available: {floor['error']}" if floor.get("error") else call_layers.render(floor)]
     if results.get("concurrency"):
         parts += ["", "## Many clients, one server (streamable HTTP; issue 16)", "", K.render(results["concurrency"])]
     return "\n".join(parts)

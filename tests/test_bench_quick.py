@@ -109,20 +109,20 @@ def test_concurrent_clients_lose_nothing_and_read_their_writes(tmp_path):
     assert res["calls_per_s"] > 0 and res["ops"]["update"]["n"] > 0
 
 
-def test_call_floor_layers_add_up(tmp_path):
+def test_call_layers_add_up(tmp_path):
     """The per-call floor breakdown measures every layer on a real workspace and a real stdio child."""
     import anyio
 
-    from bench import call_floor
+    from bench import call_layers
     from bench import corpus as C
     en, zh = C.load_pages(DATA)
     C.write_workspace(tmp_path / "ws", C.corpus(en, zh, 30))
     async def bounded() -> dict:
         with anyio.fail_after(120):
-            return await call_floor.measure(tmp_path / "ws", 20)
+            return await call_layers.measure(tmp_path / "ws", 20)
 
     res = anyio.run(bounded)
     for layer in ("library", "memory_ping", "memory_note_list", "stdio_ping", "stdio_note_list"):
         assert res[layer]["n"] == 20 and res[layer]["p50"] > 0, layer
     assert res["stdio_note_list"]["p50"] > res["library"]["p50"]
-    assert "| note_list per stdio call" in call_floor.render(res)
+    assert "| note_list per stdio call" in call_layers.render(res)
