@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.skipif(not (DATA / "tldr" / "pages" / "common").is_dir(
                                 reason=f"shared benchmark data not found at {DATA}")
 
 
-def test_corpus_is_deterministic_and_mixed():
+def test_corpus_is_deterministic_and_mixed() -> None:
     from bench import corpus as C
     en, zh = C.load_pages(DATA)
     assert len(en) > 1000 and len(zh) > 100
@@ -37,7 +38,7 @@ def test_corpus_is_deterministic_and_mixed():
     assert len({n.id for n in big}) == len(big) and big[-1].copy == 1
 
 
-def test_query_classes_come_from_the_corpus():
+def test_query_classes_come_from_the_corpus() -> None:
     from bench import corpus as C
     en, zh = C.load_pages(DATA)
     notes = C.corpus(en, zh, 2000)
@@ -52,7 +53,7 @@ def test_query_classes_come_from_the_corpus():
     assert min(len(x) for x in q["long"]) >= 40
 
 
-def test_targets_differ_by_size():
+def test_targets_differ_by_size() -> None:
     from bench import report
     ours = {"mcp": {"search": {"all": {"p95": 25.0}}}}
     assert "MISS" in report.check("mcp_search_p95", 25.0, 10000)
@@ -63,7 +64,7 @@ def test_targets_differ_by_size():
     assert "25.0 ✗" in row and "25.0 ✓" in row and "≤ 20" in row and "≤ 30" in row
 
 
-def test_quick_mode_end_to_end(tmp_path):
+def test_quick_mode_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "quick.json"
     proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "--scratch", str(tmp_path / "scratch"),
                            "--out", str(out)], cwd=REPO, capture_output=True, text=True, timeout=180)
@@ -94,7 +95,7 @@ def test_quick_mode_end_to_end(tmp_path):
     assert entry["peers"] == {} and "concurrency" not in res  # quick mode runs no peers, no HTTP loads
 
 
-def test_concurrent_clients_lose_nothing_and_read_their_writes(tmp_path):
+def test_concurrent_clients_lose_nothing_and_read_their_writes(tmp_path: Path) -> None:
     """A small mixed load over real HTTP: no errors, every acknowledged write kept, every create found."""
     from bench import concurrency as K
     from bench import corpus as C
@@ -109,7 +110,7 @@ def test_concurrent_clients_lose_nothing_and_read_their_writes(tmp_path):
     assert res["calls_per_s"] > 0 and res["ops"]["update"]["n"] > 0
 
 
-def test_call_layers_add_up(tmp_path):
+def test_call_layers_add_up(tmp_path: Path) -> None:
     """The per-call floor breakdown measures every layer on a real workspace and a real stdio child."""
     import anyio
 
@@ -117,7 +118,7 @@ def test_call_layers_add_up(tmp_path):
     from bench import corpus as C
     en, zh = C.load_pages(DATA)
     C.write_workspace(tmp_path / "ws", C.corpus(en, zh, 30))
-    async def bounded() -> dict:
+    async def bounded() -> dict[str, Any]:
         with anyio.fail_after(120):
             return await call_layers.measure(tmp_path / "ws", 20)
 
