@@ -422,7 +422,7 @@ class Workspace:
         self._commit_batch(include_lazy)
 
     # -- keeping up with the files ------------------------------------------------
-    def refresh(self, force: bool = False, wait: bool = True) -> None:
+    def refresh(self, force: bool = False, wait: bool | None = None) -> None:
         """Bring the catalogue and index in step with the files, if anything may have changed.
 
         On Linux, inotify names the files that changed: only those are looked at.
@@ -430,10 +430,12 @@ class Workspace:
         renamed in it, and other ctxnotes processes replace ``.index/changes`` on
         every write, so the common case costs a couple of ``stat`` calls; in-place
         edits are caught by a full scan every ``rescan_interval`` seconds (here when
-        due, or in the background thread of ``start_watching``). ``wait=False`` (the
-        search path) skips applying changes while a writer holds the workspace: they
-        stay queued for the next look.
+        due, or in the background thread of ``start_watching``). Unless ``wait`` (default:
+        only when ``force``), changes are not applied while a writer holds the workspace: they
+        stay queued for the next look, and reads go on with the last applied state.
         """
+        if wait is None:
+            wait = force
         if self._scan_before_reading and self._watcher is None:
             force = True  # opened from the saved catalogue with no watching thread: check the files once
         try:
@@ -667,7 +669,7 @@ class Workspace:
     # -- reading ---------------------------------------------------------------
     def prepare_read(self) -> None:
         """Pick up outside changes before a query, without waiting behind a writer."""
-        self.refresh(wait=False)
+        self.refresh()
 
     def entries(self, kind: str) -> list[Entry]:
         """The catalogue rows of one kind (a fresh list; cached until the catalogue changes)."""

@@ -227,3 +227,29 @@ def test_phrase_totals_are_exact_up_to_the_bound_then_a_lower_bound(tmp_path):
     ranked = ws.search_ranked(query_units("此命令为"), Filters("note"), 10)
     assert len(ranked.rows) == 10 and ranked.total == 10 and ranked.total_is_lower_bound
     ws.close()
+
+
+def test_reads_do_not_wait_behind_a_writer(tmp_path):
+    import threading
+    ws = open_workspace(tmp_path / "w")
+    note = ws.notes.create("Visible", "searchable words")
+    entered, release = threading.Event(), threading.Event()
+
+    def slow_writer() -> None:
+        with ws.writing():  # a write that takes its time (a slow disk, a hung fsync)
+            entered.set()
+            release.wait(10)
+
+    writer = threading.Thread(target=slow_writer)
+    writer.start()
+    try:
+        assert entered.wait(10)
+        started = time.monotonic()
+        assert [h.note.id for h in ws.notes.search("searchable").hits] == [note.id]
+        assert ws.notes.list().total == 1 and ws.notes.read(note.id).title == "Visible"
+        assert ws.notes.summary().total == 1
+        assert time.monotonic() - started < 2.0  # nowhere near the writer's 10 s
+    finally:
+        release.set()
+        writer.join(10)
+    ws.close()
