@@ -119,6 +119,7 @@ class Ranker:
         self._generation: object = None
         self._terms: dict[str, tuple[dict[int, float], float]] = {}
         self._terms_size = 0
+        self._by_score: dict[str, list[int]] = {}  # term -> its documents, highest BM25 part first
 
     def _leaves(self, searcher: Any) -> list[tuple[_SegmentPostings, int]]:
         avgdl = searcher.avg_field_length(FIELD, 1.0) or 1.0
@@ -164,6 +165,7 @@ class Ranker:
         leaves = self._leaves(searcher)
         if generation != self._generation or self._terms_size > self.max_postings:
             self._generation, self._terms, self._terms_size = generation, {}, 0
+            self._by_score = {}
             budget = self.max_postings // max(len(self._segments), 1)
             for seg in self._segments.values():
                 seg.evict(budget)
@@ -174,6 +176,22 @@ class Ranker:
             df = len(docs)
             idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) if df else 0.0
             return docs, idf, top * idf
+
+        if match_all and len(units) == 1 and len(set(units[0].terms)) == 1:
+            # One word: its documents, best first, are cached per commit; the top ``limit``
+            # allowed ones are then found without scoring every match.
+            term = units[0].terms[0]
+            docs, idf, _ub = weighted(term)
+            order = self._by_score.get(term)
+            if order is None:
+                order = self._by_score[term] = sorted(docs, key=lambda d: (-docs[d], d))
+            best: list[tuple[int, float]] = []
+            for d in order:
+                if d in allowed:
+                    best.append((d, idf * docs[d]))
+                    if len(best) == limit:
+                        break
+            return best, len(allowed.intersection(docs)), False
 
         if match_all:
             per_group = []

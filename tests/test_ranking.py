@@ -62,4 +62,11 @@ def test_ranking_equals_exhaustive_bm25(tmp_path, committed):
         # Equal scores may come in either order; the scores, rank by rank, may not differ.
         for (_row, score), (_key, want) in zip(got.rows, best):
             assert math.isclose(score, want, rel_tol=1e-4), query
+    for word in WORDS:  # one word: the cached best-first order
+        expected = _brute_force(texts, index_terms(word))
+        got = ws.search_ranked(query_units(word), Filters("note"), 10)
+        best = sorted(expected.values(), reverse=True)[:10]
+        assert got.total == len(expected) and len(got.rows) == len(best), word
+        for (_row, score), want in zip(got.rows, best):
+            assert math.isclose(score, want, rel_tol=1e-4), word
     ws.close()
