@@ -252,5 +252,5 @@ class Ranker:
             get = scores.get
             for d, part in docs.items():
                 scores[d] = get(d, 0.0) + idf * part
-        best = ((d, s) for d, s in scores.items() if d in allowed)
-        return heapq.nlargest(limit, best, key=lambda x: (x[1], -x[0])), total, False
+        candidates = ((d, s) for d, s in scores.items() if d in allowed)
+        return heapq.nlargest(limit, candidates, key=lambda x: (x[1], -x[0])), total, False
