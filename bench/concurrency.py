@@ -111,6 +111,7 @@ async def _client_main(url: str, role: str, idx: int, calls: int, seed_ids: list
     records: list[tuple[str, float, float, bool, str]] = []  # op, start, ms, ok, error
     checks: list[tuple[float, float, bool]] = []              # delay after ack (ms), ms, found
     acked_updates: dict[str, str] = {}
+    missed_checks: list[str] = []
     send, receive = anyio.create_memory_object_stream[tuple[str, str, float] | None](1000)
 
     async def checker(session: Any) -> None:
@@ -120,13 +121,20 @@ async def _client_main(url: str, role: str, idx: int, calls: int, seed_ids: list
                     return
                 nid, token, acked = item
                 t0 = time.monotonic()
+                why = ""
                 try:
                     with anyio.fail_after(CALL_TIMEOUT):
                         r = await session.call_tool("note_search", {"query": token, "limit": 10})
-                    found = not r.is_error and nid in _ids(r.structured_content)
-                except Exception:
-                    found = False
+                    ids = _ids(r.structured_content)
+                    found = not r.is_error and nid in ids
+                    if not found:
+                        why = (f"error: {getattr(r.content[0], 'text', '?') if r.content else '?'}" if r.is_error
+                               else f"not in the {len(ids)} hit(s) for {token!r}")
+                except Exception as exc:
+                    found, why = False, f"{type(exc).__name__}: {exc}"
                 checks.append(((t0 - acked) * 1000, (time.monotonic() - t0) * 1000, found))
+                if not found:
+                    missed_checks.append(f"{nid}: {why[:200]} ({(t0 - acked) * 1000:.0f} ms after the ack)")
 
     async with contextlib.AsyncExitStack() as stack:
         c = await stack.enter_async_context(Client(url))
@@ -177,7 +185,8 @@ async def _client_main(url: str, role: str, idx: int, calls: int, seed_ids: list
                     acked_updates[args["note_id"]] = args["content"]
             await send.send(None)
             await send.aclose()
-    return {"records": records, "checks": checks, "created": created, "updates": acked_updates}
+    return {"records": records, "checks": checks, "created": created, "updates": acked_updates,
+            "missed_checks": missed_checks}
 
 
 def _client_process(url: str, role: str, idx: int, calls: int, seed_ids: list[str], queries: list[str],
@@ -295,7 +304,8 @@ def run_load(load: str, scratch: Path, notes: list[C.CorpusNote], *, clients: in
         out["error_samples"] = sorted(set(errors))[:5]
         out["ryw"] = {"creates_acked": len(created), "checked": len(checks),
                       "found": sum(1 for c in checks if c[2]),
-                      "check_delay_ms": summary([c[0] for c in checks]), "check_ms": summary([c[1] for c in checks])}
+                      "check_delay_ms": summary([c[0] for c in checks]), "check_ms": summary([c[1] for c in checks]),
+                      "missed": [m for r in got.values() for m in r.get("missed_checks", [])][:10]}
         progress(f"[concurrency {load}] verifying {len(created)} creates and {len(updates)} updates")
         out["verify"] = anyio.run(_verify, url, created, updates)
     except Exception as exc:
@@ -410,6 +420,8 @@ def render(res: dict[str, Any]) -> str:
             lines.append(f"\n- {key}: {ld['error']}")
         if ld.get("error_samples"):
             lines.append(f"- {key} errors, e.g.: " + "; ".join(ld["error_samples"]))
+        if (ld.get("ryw") or {}).get("missed"):
+            lines.append(f"- {key}: read-your-writes checks that missed: " + "; ".join(ld["ryw"]["missed"]))
     lines += ["", "| target (issue 16) | figure | |", "|---|---|---|"]
     for target, figure, ok in checks(res):
         lines.append(f"| {target} | {figure} | {'—' if ok is None else '**PASS**' if ok else '**MISS**'} |")
