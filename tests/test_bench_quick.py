@@ -15,6 +15,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data"
+if str(REPO) not in sys.path:  # bench/ is not an installed package: `.venv/bin/pytest` must still import it
+    sys.path.insert(0, str(REPO))
 
 pytestmark = pytest.mark.skipif(not (DATA / "tldr" / "pages" / "common").is_dir(),
                                 reason=f"shared benchmark data not found at {DATA}")
