@@ -1,7 +1,8 @@
 """One settings object: explicit flag > environment variable > ``<workspace>/.ctxnotes.yaml`` > default.
 
 Every knob ctxnotes reads from outside the code is listed in ``FIELDS`` with the sources it may come
-from; nothing else in the library reads ``os.environ`` or ``.ctxnotes.yaml`` for a setting. Secrets
+from, and ``load_settings`` is the one place meant to read ``os.environ`` or ``.ctxnotes.yaml`` for
+them (``open_workspace`` resolves its options here). Secrets
 (the HTTP token) and the workspace location are never taken from ``.ctxnotes.yaml``: that file lives
 in the workspace and may come from someone else's repository.
 """
