@@ -29,7 +29,7 @@ def _read_json(path: str | None, what: str) -> Any:
             raise CommandError(f"{what} file {path} is neither JSON nor JSON Lines: {exc}") from exc
 
 
-def cmd_context(args, ws):
+def cmd_context(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     from context import build_context
     from context.workspace_evidence import WorkspaceEvidence
 
@@ -56,7 +56,7 @@ def cmd_context(args, ws):
     return data, text + report
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("context", help="pack notes, memories and history into a token budget (build_context)")
     p.add_argument("query", help="what the agent is about to do or answer")
     p.add_argument("--history", metavar="FILE", help="conversation turns: JSON list or JSON Lines of "
