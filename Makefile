@@ -19,6 +19,8 @@ serve: $(STAMP)
 	$(BIN)/ctxnotes --workspace workspace serve --http --host $(HOST) --port $(PORT)
 
 test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

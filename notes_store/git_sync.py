@@ -42,7 +42,7 @@ GIT_TIMEOUT = 20.0
 ENV_AUTOCOMMIT = "CTXNOTES_GIT_AUTOCOMMIT"
 FALLBACK_NAME = "ctxnotes"
 FALLBACK_EMAIL = "ctxnotes@localhost"
-GITIGNORE_LINES = (".index/", ".tmp-*")
+GITIGNORE_LINES = (".index/", ".tmp-*", ".ctxnotes.lock")
 # What a tool write is called in a commit message, by (kind, action).
 TOOL_NAMES = {
     ("note", "create"): "note_create", ("note", "update"): "note_update", ("note", "delete"): "note_delete",

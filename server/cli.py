@@ -20,7 +20,8 @@ from typing import Any
 from collections.abc import Callable, Sequence
 
 EXIT_USAGE = 2
-COMMAND_MODULES = ("server.cli_notes", "server.cli_memory", "server.cli_context", "server.cli_serve", "server.cli_git")
+COMMAND_MODULES = ("server.cli_notes", "server.cli_memory", "server.cli_context", "server.cli_serve", "server.cli_git",
+                   "server.cli_sessions")
 
 Handler = Callable[[argparse.Namespace, Any], "tuple[Any, str]"]
 

@@ -36,9 +36,16 @@ def cmd_context(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     history = _read_json(args.history, "history")
     if isinstance(history, dict) and "history" in history:
         history = history["history"]
+    if args.session:
+        from notes_store.sessions import history_with_session
+        history = history_with_session(ws.root, args.session, history)
     task_state: Any = args.task_state
     if task_state and task_state.startswith("@"):
         task_state = _read_json(task_state[1:], "task state")
+    import time
+
+    from .build_log import record_build
+    started = time.perf_counter()
     result = build_context(
         args.query, history=history, system_instructions=args.system, task_state=task_state,
         tool_results=_read_json(args.tool_results, "tool results"), documents=_read_json(args.documents, "documents"),
@@ -46,6 +53,7 @@ def cmd_context(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
         format=args.format, include_notes=not args.no_notes, include_memory=not args.no_memory,
         note_types=args.note_type, tags=args.tag, query_type=args.query_type, encoding=args.encoding,
         evidence=WorkspaceEvidence(ws))
+    record_build(ws.root, result, time.perf_counter() - started, session_id=args.session)
     data = result.to_dict()
     if args.format == "messages":
         text = "\n\n".join(f"<{m['role']}>\n{m['content']}" for m in data.get("messages", []))
@@ -59,6 +67,7 @@ def cmd_context(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("context", help="pack notes, memories and history into a token budget (build_context)")
     p.add_argument("query", help="what the agent is about to do or answer")
+    p.add_argument("--session", metavar="ID", help="use the stored session as history (--history turns come after it)")
     p.add_argument("--history", metavar="FILE", help="conversation turns: JSON list or JSON Lines of "
                                                      "{role, content, timestamp?, id?}, oldest first ('-' = stdin)")
     p.add_argument("--system", metavar="TEXT", help="system instructions (always kept)")

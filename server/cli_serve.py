@@ -29,6 +29,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind with --http (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port with --http (default {DEFAULT_PORT})")
+    p.add_argument("--tools", metavar="GROUPS", default=None,
+                   help="comma list of tool groups to serve: notes, memory, context, admin (default all; "
+                        "also CTXNOTES_TOOLS or 'tools:' in .ctxnotes.yaml)")
     p.add_argument("--token", default=None,
                    help="require 'Authorization: Bearer TOKEN' (default: $CTXNOTES_TOKEN); "
                         "mandatory when binding a non-loopback address")
@@ -90,9 +93,9 @@ def serve(args: argparse.Namespace, _ws: Any) -> tuple[Any, Any]:
                                                 max_sessions=args.max_sessions,
                                                 session_idle_timeout=args.session_idle_timeout))
         options.check()
-        run_http(workspace, options, _opener(args))
+        run_http(workspace, options, _opener(args), tools=args.tools)
     else:
-        run_stdio(workspace, _opener(args))
+        run_stdio(workspace, _opener(args), tools=args.tools)
     return None, None
 
 
@@ -110,10 +113,10 @@ def _opener(args: argparse.Namespace) -> Callable[[Path], Any]:
     return open_for_serving
 
 
-def run_stdio(workspace: Any, opener: Callable[[Path], Any] | None = None) -> None:
+def run_stdio(workspace: Any, opener: Callable[[Path], Any] | None = None, tools: str | None = None) -> None:
     from .app import create_server
     from .mcp_state import WorkspaceHandle
-    server: Any = create_server(workspace, handle=WorkspaceHandle(workspace, opener=opener))
+    server: Any = create_server(workspace, handle=WorkspaceHandle(workspace, opener=opener), tools=tools)
     _warm_up_after_tools_list(server)
     try:
         server.run()
@@ -200,7 +203,8 @@ def _mount_metrics(server: Any) -> None:
     server.custom_route("/metrics", methods=["GET"])(metrics_endpoint)
 
 
-def run_http(workspace: Any, options: HttpOptions, opener: Callable[[Path], Any] | None = None) -> None:
+def run_http(workspace: Any, options: HttpOptions, opener: Callable[[Path], Any] | None = None,
+             tools: str | None = None) -> None:
     import uvicorn
 
     from .app import create_server
@@ -208,7 +212,7 @@ def run_http(workspace: Any, options: HttpOptions, opener: Callable[[Path], Any]
     limits = options.limits
     sock = bind_listener(options.host, options.port)
     port = sock.getsockname()[1]
-    server: Any = create_server(workspace, handle=WorkspaceHandle(workspace, opener=opener))
+    server: Any = create_server(workspace, handle=WorkspaceHandle(workspace, opener=opener), tools=tools)
     _mount_metrics(server)
     mcp_app: Any = server.streamable_http_app(
         streamable_http_path="/mcp", host=options.host, transport_security=transport_security(),

@@ -108,6 +108,8 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
         query: Annotated[str, Field(description="The question or task")],
         max_tokens: Annotated[int, Field(ge=64, description="Hard token budget")] = 3000,
         history: Optional[list[HistoryTurn]] = None,
+        session_id: Annotated[Optional[str], Field(description="A session stored with session_append; "
+                                                   "its turns come first, then history")] = None,
         system_instructions: Optional[str] = None,
         task_state: Optional[dict[str, Any] | str] = None,
         tool_results: Optional[list[ToolResultIn]] = None,
@@ -134,10 +136,21 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
         gone = threading.Event()  # set when the client cancels or disconnects
 
         def run() -> Any:
+            import time
+
             from context import ContextCancelled, ContextError, build_context as build
+            from notes_store.errors import StoreError
+            from notes_store.sessions import history_with_session
+
+            from .build_log import record_build
             evidence = _evidence(ws)
             try:
-                return build(query, history=_dicts(history), system_instructions=system_instructions,
+                turns = history_with_session(ws.root, session_id, _dicts(history))
+            except StoreError as exc:
+                raise ToolError(str(exc)) from None
+            started = time.perf_counter()
+            try:
+                built = build(query, history=turns, system_instructions=system_instructions,
                              task_state=task_state, tool_results=_dicts(tool_results), documents=_dicts(documents),
                              tools=_dicts(tools), max_tokens=max_tokens, reserve_ratio=opts.reserve_ratio,
                              format=format, include_notes=opts.include_notes is not False,
@@ -147,6 +160,8 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
                              recency_weight=opts.recency_weight, min_relevance=opts.min_relevance,
                              evidence=evidence, summarizer=summarizer, progress=progress,
                              should_stop=gone.is_set)
+                record_build(ws.root, built, time.perf_counter() - started, session_id=session_id)
+                return built
             except ContextCancelled:
                 raise ToolError("build_context was cancelled") from None
             except (ContextError, ValueError) as exc:
