@@ -169,16 +169,36 @@ def _version() -> str:
 
 # -- resources ---------------------------------------------------------------------------------------------
 
+def _canonical_id(kind: str, item_id: str) -> str:
+    """Refuse every spelling of a resource id but the one canonical one (no '.md', spaces, escapes)."""
+    from notes_store.validation import ID_RE
+    from urllib.parse import unquote
+    scheme = "note" if kind == "note" else "memory"
+    if ID_RE.fullmatch(item_id) and ".." not in item_id and not item_id.endswith(".md"):
+        return item_id
+    guess = unquote(item_id).strip()
+    guess = guess[:-3] if guess.endswith(".md") else guess
+    hint = (f"; did you mean {scheme}://{guess}?" if ID_RE.fullmatch(guess) and ".." not in guess else "")
+    raise ResourceNotFoundError(f"{scheme}://{item_id} is not a canonical {kind} URI: use the bare id "
+                                f"(letters, digits, '_', '.', '-'; no '.md', spaces or %-escapes){hint}")
+
+
 def _read_file(handle: WorkspaceHandle, kind: str, item_id: str) -> str | bytes:
-    """The item's file exactly as stored (text when it is UTF-8)."""
+    """The item's file exactly as stored (text when it is UTF-8), read with the workspace's size bound."""
+    from notes_store.document import BadFile
     from notes_store.errors import StoreError
+    from notes_store.safe_read import read_regular_file
+    item_id = _canonical_id(kind, item_id)
     ws = handle.get()
     try:
         item = ws.notes.read(item_id) if kind == "note" else ws.memory.read(item_id)
+        raw, _st = read_regular_file(item.path, ws.max_content_bytes * 2)
     except StoreError as exc:
         raise ResourceNotFoundError(str(exc)) from None
-    with open(item.path, "rb") as fh:
-        raw = fh.read()
+    except FileNotFoundError:
+        raise ResourceNotFoundError(f"{kind} {item_id} was deleted while being read") from None
+    except BadFile as exc:
+        raise ResourceNotFoundError(f"{kind} {item_id} cannot be read (unreadable: {exc})") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
