@@ -156,12 +156,7 @@ class FolderSync:
                     st = de.stat(follow_symlinks=False)
                 except FileNotFoundError:
                     continue
-                if stat.S_ISLNK(st.st_mode):
-                    found[key] = (kind, -1, -1)
-                elif stat.S_ISREG(st.st_mode):
-                    found[key] = (kind, st.st_mtime_ns, st.st_size)
-                else:  # a FIFO, socket or device named *.md: listed as unreadable, never opened
-                    found[key] = (kind, -2, -2)
+                found[key] = _row(kind, st)
         return found, stamps
 
     def stat_keys(self, keys: set[str]) -> Found:
@@ -175,10 +170,15 @@ class FolderSync:
                 st = os.lstat(self.root / key)
             except FileNotFoundError:
                 continue
-            if stat.S_ISLNK(st.st_mode):
-                found[key] = (kind, -1, -1)
-            elif stat.S_ISREG(st.st_mode):
-                found[key] = (kind, st.st_mtime_ns, st.st_size)
-            else:
-                found[key] = (kind, -2, -2)
+            found[key] = _row(kind, st)
         return found
+
+
+def _row(kind: str, st: os.stat_result) -> tuple[str, int, int]:
+    """A scanned file as (kind, mtime_ns, size); links are (-1, -1) and FIFOs, sockets or devices named
+    *.md (-2, -2): both are listed as unreadable, never opened."""
+    if stat.S_ISLNK(st.st_mode):
+        return (kind, -1, -1)
+    if stat.S_ISREG(st.st_mode):
+        return (kind, st.st_mtime_ns, st.st_size)
+    return (kind, -2, -2)
