@@ -131,6 +131,9 @@ class Workspace:
         self._batch = WriteBatch(self._commit_batch, delay=commit_delay)
         self._mutex = threading.RLock()        # writers (and whatever changes the catalogue) in this process
         self._index_lock = threading.RLock()   # one engine writer in this process
+        # Searches, and every swap of the engine's searcher: a search must rank with one searcher
+        # and the caches built for it, never start with one and finish after the next is in place.
+        self._searcher_lock = threading.Lock()
         self._rebuilds = 0
         self._seen_changes: bytes | None = None
         self._stamps: dict[str, int] = {}
@@ -405,7 +408,8 @@ class Workspace:
             rebuilds = self._rebuilds
             try:
                 self._index.write(puts, deletes)
-                self._index.refresh()
+                with self._searcher_lock:  # waits for a running search; writers never wait for this
+                    self._index.refresh()
             except StorageError:  # disk full or similar: the writes stay pending and are retried
                 self._batch.restore_lazy(lazy)
                 raise
@@ -643,7 +647,7 @@ class Workspace:
                 if entry is not None:
                     yield entry
 
-        with self._index_lock:
+        with self._index_lock, self._searcher_lock:
             count = self._index.create(entries())
             self._rebuilds += 1
         self._stamps = stamps
@@ -697,8 +701,10 @@ class Workspace:
             rebuilds = self._rebuilds
             pending = self._batch.snapshot()  # before the engine's searcher: see WriteBatch.done
             try:
-                hits = self._index.search(units, filters, limit, match_all, exclude=pending.keys())
-                extra = search_overlay(pending, units, filters, match_all, self._index.stats) if pending else []
+                with self._searcher_lock:  # released before any recovery, which takes the write locks
+                    hits = self._index.search(units, filters, limit, match_all, exclude=pending.keys())
+                    extra = (search_overlay(pending, units, filters, match_all, self._index.stats)
+                             if pending else [])
                 break
             except IndexCorrupt as exc:
                 if attempt == 2:
@@ -712,7 +718,7 @@ class Workspace:
         """Documents in the committed index (for doctor and tests): must equal the readable files."""
         self.refresh()
         self.flush()
-        with self._index_lock:
+        with self._index_lock, self._searcher_lock:
             self._index.refresh()
             return self._index.doc_count(kind)
 
