@@ -170,17 +170,29 @@ def _version() -> str:
 # -- resources ---------------------------------------------------------------------------------------------
 
 def _canonical_id(kind: str, item_id: str) -> str:
-    """Refuse every spelling of a resource id but the one canonical one (no '.md', spaces, escapes)."""
-    from notes_store.validation import ID_RE
-    from urllib.parse import unquote
+    """The id, if ``<kind>://<id>`` is the canonical spelling; else ResourceNotFoundError naming the right one.
+
+    The raw URI is checked before template matching (``_refuse_other_spellings``); this catches the decoded
+    forms that reach the handler by other routes (a nested ``ctx.read_resource``)."""
     scheme = "note" if kind == "note" else "memory"
-    if ID_RE.fullmatch(item_id) and ".." not in item_id and not item_id.endswith(".md"):
-        return item_id
-    guess = unquote(item_id).strip()
-    guess = guess[:-3] if guess.endswith(".md") else guess
-    hint = (f"; did you mean {scheme}://{guess}?" if ID_RE.fullmatch(guess) and ".." not in guess else "")
-    raise ResourceNotFoundError(f"{scheme}://{item_id} is not a canonical {kind} URI: use the bare id "
-                                f"(letters, digits, '_', '.', '-'; no '.md', spaces or %-escapes){hint}")
+    problem = live.uri_problem(f"{scheme}://{item_id}")
+    if problem is not None:
+        raise ResourceNotFoundError(problem)
+    return item_id
+
+
+def _refuse_other_spellings(server: MCPServer) -> None:
+    """Check ``resources/read`` URIs as the client sent them: the SDK %-decodes template variables before the
+    handler sees them, so ``note://pl%61in`` would otherwise resolve to note ``plain``."""
+    low = server._lowlevel_server  # the SDK's extension point for request handlers
+    entry = low._request_handlers["resources/read"]
+    original = entry.handler
+
+    async def read_resource(ctx: Any, params: Any) -> Any:
+        live.check_uri(str(params.uri))
+        return await original(ctx, params)
+
+    low.add_request_handler("resources/read", entry.params_type, read_resource)
 
 
 def _read_file(handle: WorkspaceHandle, kind: str, item_id: str) -> str | bytes:
@@ -226,6 +238,8 @@ def _register_resources(server: MCPServer, handle: WorkspaceHandle) -> None:
             return json.dumps({"total": r.total, "notes": [tools_notes.note_data(n, with_content=False)
                                                            for n in r.notes]}, ensure_ascii=False, indent=1)
         return await anyio.to_thread.run_sync(run)
+
+    _refuse_other_spellings(server)
 
 
 # -- prompts -----------------------------------------------------------------------------------------------

@@ -25,7 +25,8 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged, ResourceUpdated
-from mcp_types import EmptyResult, SubscribeRequestParams, UnsubscribeRequestParams
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, EmptyResult, SubscribeRequestParams, UnsubscribeRequestParams
 
 from .mcp_state import WorkspaceHandle
 
@@ -37,6 +38,36 @@ FOLDERS = {"note": "notes", "memory": "memory"}
 
 class CountingBus(InMemorySubscriptionBus):
     """The SDK's in-process bus (it is the one ``subscriptions/listen`` streams read from)."""
+
+
+def uri_problem(uri: str) -> str | None:
+    """Why ``uri`` is not the one spelling of a ``note://`` / ``memory://`` item, or None (canonical, or another
+    scheme). Checked on the raw URI, before the SDK's template matching %-decodes it (``note://pl%61in``)."""
+    from urllib.parse import unquote
+
+    from notes_store.validation import ID_RE
+    scheme, sep, item_id = uri.partition("://")
+    kind = scheme.lower()
+    if not sep or kind not in FOLDERS:
+        return None
+    if scheme == kind and ID_RE.fullmatch(item_id) and ".." not in item_id and not item_id.endswith(".md"):
+        return None
+    guess = unquote(item_id[:4096]).strip()
+    for cut in ("?", "#"):
+        guess = guess.partition(cut)[0]
+    guess = guess.strip().rstrip("/")
+    guess = guess[:-3] if guess.endswith(".md") else guess
+    hint = f"; did you mean {kind}://{guess}?" if ID_RE.fullmatch(guess) and ".." not in guess else ""
+    shown = uri if len(uri) <= 200 else uri[:200] + "…"
+    return (f"{shown!r} is not a canonical {kind} URI: use {kind}://<id> with the bare id (letters, digits, '_', "
+            f"'.', '-'; no '.md', spaces, query, fragment or %-escapes){hint}")
+
+
+def check_uri(uri: str) -> None:
+    """Refuse a non-canonical ``note://`` / ``memory://`` spelling with JSON-RPC invalid params (-32602)."""
+    problem = uri_problem(uri)
+    if problem is not None:
+        raise MCPError(code=INVALID_PARAMS, message=problem, data={"uri": uri[:200]})
 
 
 def item_path(root: Path, uri: str) -> Path | None:
@@ -236,6 +267,7 @@ def install(server: MCPServer, handle: WorkspaceHandle, bus: InMemorySubscriptio
         # Any URI is accepted, as on the subscriptions/listen route: only note:// and memory:// items ever
         # change, so a subscription to anything else is honoured and never fires.
         uri = str(params.uri)
+        check_uri(uri)  # one spelling: a subscription to note://pl%61in would never fire
         await anyio.to_thread.run_sync(watcher.baseline, {uri}, True)
         target = watcher.session_target(_connection(ctx))
         target.uris.add(uri)
@@ -256,6 +288,8 @@ def install(server: MCPServer, handle: WorkspaceHandle, bus: InMemorySubscriptio
 
         async def listen_and_watch(ctx: Any, params: Any) -> Any:
             wanted = params.notifications
+            for uri in wanted.resource_subscriptions or ():
+                check_uri(str(uri))
             target = Target(asyncio.get_running_loop(), uris=set(wanted.resource_subscriptions or ()),
                             wants_list=bool(wanted.resources_list_changed))
             await anyio.to_thread.run_sync(watcher.baseline, target.uris, target.wants_list)

@@ -1,28 +1,83 @@
-"""One spelling per resource: note://<id> only; other spellings are refused with the right one."""
+"""One spelling per resource: ``note://<id>`` and ``memory://<id>`` only; every other spelling is refused with
+the right one, on ``resources/read``, ``resources/subscribe`` and ``subscriptions/listen`` (issue 17, item 10).
+
+The SDK %-decodes template variables before a handler sees them, so these go through the real MCP request
+path (in-process client, both protocol eras); ``test_attacks_server.py`` replays them against a subprocess.
+"""
 
 from __future__ import annotations
+
+import warnings
 
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from server.app import create_server
+from server.live import uri_problem
+
+pytestmark = pytest.mark.anyio
+
+
+def escape_one_letter(item_id: str) -> str:
+    """``plain`` -> ``pl%61in``: a %-escape of a character that needs none."""
+    i = 2
+    return item_id[:i] + f"%{ord(item_id[i]):02X}" + item_id[i + 1:]
+
+
+def other_spellings(scheme: str, item_id: str) -> list[str]:
+    return [f"{scheme}://{s}" for s in (
+        escape_one_letter(item_id), escape_one_letter(item_id).lower(), f"{item_id}%20", f"{item_id}%0A",
+        f"{item_id}.md", f"{item_id}%2Emd", f"{item_id}/", f"{item_id}?x=1", f"{item_id}#top", f" {item_id}",
+        "".join(f"%{ord(c):02x}" for c in item_id))] + [f"{scheme.upper()}://{item_id}"]
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
+def server(tmp_path):
+    srv = create_server(tmp_path / "ws")
+    yield srv
+    srv.workspace_handle.close()
 
 
-@pytest.mark.anyio
-async def test_only_the_canonical_note_uri_resolves(tmp_path):
-    server = create_server(tmp_path / "ws")
+@pytest.mark.parametrize("mode", [None, "legacy"], ids=["2026-era", "handshake-era"])
+async def test_only_the_canonical_uri_resolves(server, mode):
+    options = {"mode": mode} if mode else {}
+    async with Client(server, **options) as c:
+        note_id = (await c.call_tool("note_create", {"title": "plain", "content": "body"})).structured_content["id"]
+        mem_id = (await c.call_tool("memory_add", {"content": "a fact"})).structured_content["id"]
+        for scheme, item_id, text in (("note", note_id, "body"), ("memory", mem_id, "a fact")):
+            ok = await c.read_resource(f"{scheme}://{item_id}")
+            assert text in ok.contents[0].text
+            for spelling in other_spellings(scheme, item_id):
+                with pytest.raises(MCPError) as err:
+                    await c.read_resource(spelling)
+                message = str(err.value)
+                assert f"did you mean {scheme}://{item_id}?" in message, (spelling, message)
+                assert "not a canonical" in message and err.value.error.code == -32602
+
+
+async def test_subscriptions_take_only_the_canonical_uri(server):
+    async with Client(server, mode="legacy") as c:
+        note_id = (await c.call_tool("note_create", {"title": "plain", "content": "body"})).structured_content["id"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # subscribe_resource is deprecated in the 2026 era
+            await c.subscribe_resource(f"note://{note_id}")
+            await c.subscribe_resource("note://not-made-yet")  # a canonical URI need not exist yet
+            for spelling in other_spellings("note", note_id):
+                with pytest.raises(MCPError) as err:
+                    await c.subscribe_resource(spelling)
+                assert f"did you mean note://{note_id}?" in str(err.value), spelling
     async with Client(server) as c:
-        made = await c.call_tool("note_create", {"title": "plain", "content": "body"})
-        note_id = made.structured_content["id"]
-        ok = await c.read_resource(f"note://{note_id}")
-        assert "body" in ok.contents[0].text
-        for spelling in (f"{note_id}%20", f"{note_id}%0A", f"{note_id}.md"):  # %-escapes of id characters are decoded by the SDK before we see them
-            with pytest.raises(MCPError) as err:
-                await c.read_resource(f"note://{spelling}")
-            assert f"note://{note_id}" in str(err.value), (spelling, str(err.value))
+        with pytest.raises(MCPError) as err:
+            async with c.listen(resource_subscriptions=[f"note://{escape_one_letter(note_id)}"]):
+                pass
+        assert f"did you mean note://{note_id}?" in str(err.value)
+
+
+def test_uri_problem_leaves_other_schemes_and_canonical_ids_alone():
+    assert uri_problem("note://plain") is None and uri_problem("memory://mem_1.x-y") is None
+    assert uri_problem("notes://recent") is None and uri_problem("file:///etc/passwd") is None
+    assert "did you mean" not in (uri_problem("note://../etc") or "")
+    assert "did you mean" not in (uri_problem("note://") or "")
+    long = uri_problem("note://" + "%41" * 100_000) or ""
+    assert len(long) < 600  # a huge URI is not echoed back whole
