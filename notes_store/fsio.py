@@ -8,7 +8,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .errors import StorageError
 
@@ -79,6 +79,26 @@ def remove_temp_files(folder: Path) -> list[str]:
     return removed
 
 
+def flock_with_deadline(fd: int, deadline: float, message: str | Callable[[], str]) -> None:
+    """Take an exclusive ``flock`` on ``fd``, retrying with backoff (1 ms doubling to 50 ms) until
+    ``time.monotonic()`` passes ``deadline``; then raise ``StorageError(message)``.
+
+    Non-blocking attempts rather than a blocking ``flock``: a blocked call cannot time out, and a
+    hung holder must give its waiters a clear error, not an endless wait. ``message`` may be a
+    callable so it can name the holder as of the timeout (the workspace lock reads its pid then).
+    """
+    delay = 0.001
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise StorageError(message if isinstance(message, str) else message()) from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+
 class WorkspaceLock:
     """An exclusive lock shared by every thread and process on one workspace.
 
@@ -107,18 +127,12 @@ class WorkspaceLock:
 
     def _acquire(self, fd: int, deadline: float) -> bool:
         """Take the flock on ``fd``; False when ``fd`` is no longer the file at the path."""
-        delay = 0.001
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "another process"
-                    raise StorageError(f"the workspace is locked by {holder} for over {self.timeout:.0f} s; "
-                                       "if that process is hung, stop it (the lock is released when it exits)") from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.05)
+        def busy() -> str:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "another process"
+            return (f"the workspace is locked by {holder} for over {self.timeout:.0f} s; "
+                    "if that process is hung, stop it (the lock is released when it exits)")
+
+        flock_with_deadline(fd, deadline, busy)
         try:
             same = os.stat(self._path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:

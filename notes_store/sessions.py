@@ -15,7 +15,6 @@ from __future__ import annotations
 import builtins
 import contextlib
 import errno
-import fcntl
 import json
 import math
 import os
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInput, NotFound, StorageError
-from .fsio import atomic_write, fsync_dir
+from .fsio import atomic_write, flock_with_deadline, fsync_dir
 from .validation import check_id
 
 SESSIONS_DIR = "sessions"
@@ -686,17 +685,8 @@ def _new_id(position: int, taken: set[str]) -> str:
 
 
 def _flock(fd: int, deadline: float, session_id: str) -> None:
-    delay = 0.001
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                raise StorageError(f"session {session_id} is locked by another writer for over "
-                                   f"{LOCK_TIMEOUT_S:.0f} s; if that process is hung, stop it") from None
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
+    flock_with_deadline(fd, deadline, f"session {session_id} is locked by another writer for over "
+                                      f"{LOCK_TIMEOUT_S:.0f} s; if that process is hung, stop it")
 
 
 def _read_warnings(session_id: str, entry: _Parsed) -> list[str]:
