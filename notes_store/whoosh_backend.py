@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import logging
 import os
 import secrets
@@ -36,6 +37,7 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 
 from .analysis import ANALYZER, QueryUnit
 from .errors import StorageError
+from .index_build import build_parallel
 from .ranking import FIELD, Ranker
 from .search_backend import CorpusStats, Filters, Hits, IndexCorrupt, IndexEntry, indexed_text
 
@@ -46,6 +48,16 @@ MAX_SEGMENTS = 12  # past this many small segments, the next commit merges them
 BUILD_BATCH = 5_000  # documents per writer while rebuilding: bounds the build's memory
 BUILD_LIMIT_MB = 64  # the writer's pool: past it, sorted runs go to disk (same speed here, half the peak)
 BUILD_ID_FILE = "build-id"
+PARALLEL_MIN = 2_000  # documents from which a rebuild runs in child processes (below: in this process)
+
+
+def build_workers() -> int:
+    """Child processes for a rebuild: ``CTXNOTES_INDEX_WORKERS`` (0 = build in this process), else
+    up to 2 (one per core; more only adds pickling on a small machine)."""
+    value = os.environ.get("CTXNOTES_INDEX_WORKERS", "").strip()
+    if value.isdigit():
+        return int(value)
+    return max(1, min(2, os.cpu_count() or 1))
 
 
 def _schema() -> fields.Schema:
@@ -98,23 +110,33 @@ class WhooshBackend:
     def create(self, entries: Iterable[IndexEntry] = ()) -> int:
         """Throw away whatever is in the folder and build a fresh index from ``entries``.
 
-        Written in batches of ``BUILD_BATCH`` documents, each its own segment, merged at the
-        end: the writer's buffers stay bounded, and what they held is handed back to the
-        system afterwards (a server that built its index stays near its steady size).
+        Large builds run in child processes (``index_build``): the analysis and Whoosh's writing
+        spread over the cores while this process reads the files, and the build's memory is the
+        children's, returned to the system when they exit. Small ones are written here in
+        batches of ``BUILD_BATCH`` documents, each its own segment, merged at the end.
         """
         self.close()
         try:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder.mkdir(parents=True, exist_ok=True)
             self._ix = _storage(self.folder).create_index(_schema(), indexname=INDEX_NAME)
-            count = 0
-            batch: list[IndexEntry] = []
-            for entry in entries:
-                batch.append(entry)
-                if len(batch) >= BUILD_BATCH:
-                    count += self._add_batch(batch, merge=False)
-                    batch = []
-            count += self._add_batch(batch, merge=True)
+            stream = iter(entries)
+            head = list(itertools.islice(stream, PARALLEL_MIN))
+            workers = build_workers()
+            if workers and len(head) >= PARALLEL_MIN:
+                self._ix.close()
+                docs = (_doc(e) for e in itertools.chain(head, stream))
+                count = build_parallel(self.folder, INDEX_NAME, _schema(), docs, workers)
+                self._ix = _storage(self.folder).open_index(INDEX_NAME)
+            else:
+                count = 0
+                batch: list[IndexEntry] = []
+                for entry in itertools.chain(head, stream):
+                    batch.append(entry)
+                    if len(batch) >= BUILD_BATCH:
+                        count += self._add_batch(batch, merge=False)
+                        batch = []
+                count += self._add_batch(batch, merge=True)
             self._build_id = secrets.token_hex(8)
             (self.folder / BUILD_ID_FILE).write_text(self._build_id, encoding="ascii")
             self._new_searcher()
