@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import heapq
 import math
+from collections import Counter
+from itertools import chain
 from dataclasses import replace
 from typing import Any
 from collections.abc import Callable
@@ -10,7 +13,8 @@ from collections.abc import Callable
 from . import packets as P
 from .compress import Summarizer, condense_history, extractive_shorten, shorten
 from .errors import ContextCancelled, ContextError
-from .gather import (Gathered, check_input_size, gather_documents, gather_evidence, gather_history, gather_task_state,
+from .gather import (Gathered, check_input_size, gather_documents, gather_evidence, gather_history_cached,
+                     gather_task_state,
                      gather_tool_results, gather_tools)
 from .packets import Packet
 from .relevance import terms_of_query
@@ -62,14 +66,14 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
     # Gather.
     report(0, "gather")
     g = Gathered(system=(system_instructions or "").strip(), query=query.strip())
-    hist = gather_history(history)
+    gathered_history = gather_history_cached(history)
+    hist = gathered_history.packets
     if hist and " ".join(hist[-1].content.split()) == " ".join(g.query.split()):
         hist = hist[:-1]  # the caller also put the query in history; it is shown once, as the task
     g.candidates = (hist + gather_task_state(task_state) + gather_tool_results(tool_results)
                     + gather_documents(documents))
     check_input_size(g.candidates)
     g.tools = gather_tools(tools)
-    counter.count_many([p.content for p in g.candidates])
     evidence_limit = max(8, min(50, budget // 80))
     g.candidates += gather_evidence(evidence, g.query, evidence_limit, include_notes=include_notes,
                                     include_memory=include_memory, note_types=note_types, tags=tags,
@@ -92,8 +96,11 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
     def cost(p: Packet) -> int:
         return packet_cost(p, format, counter)
 
+    # History turns' costs are kept per turn by the history cache (a growing history costs its new turns only).
+    hist_costs = gathered_history.costs((counter.encoding.name, format, hist[0].show_role if hist else True),
+                                        cost)
     for p in g.candidates:
-        p.tokens = cost(p)
+        p.tokens = hist_costs[p.position] if p.source == P.HISTORY else cost(p)
     container = 0 if format == "text" else (
         counter.count(STATE_HEADING) + counter.count(SUPPORT_HEADING) + 2 * (MESSAGE_OVERHEAD_TOKENS + 1))
     # Tools get their share of the budget, or more when the other candidates leave room anyway.
@@ -130,19 +137,26 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
     reserve = 0
     if profile.condensed_share and hist_total > profile.shares["history"][1] * available:
         reserve = int(profile.condensed_share * available)
-    sel = select_packets(g.candidates, available - reserve, profile,
-                         group_cost=lambda grp: group_cost(grp, format, counter),
+    group_costs: dict[str, int] = {}
+
+    def day_cost(grp: str) -> int:  # asked once per candidate and pass: a day's header costs the same each time
+        found = group_costs.get(grp)
+        if found is None:
+            found = group_costs[grp] = group_cost(grp, format, counter)
+        return found
+
+    sel = select_packets(g.candidates, available - reserve, profile, group_cost=day_cost,
                          min_relevance=min_relevance, shorten=shorten_packet, stop_check=stop_check)
 
     # Compress: older turns that did not fit verbatim become one condensed packet.
     report(2, "compress")
     chosen = list(sel.selected)
-    left_out = {p.key for p, _ in sel.dropped}
+    left_out = {p.id for p, _ in sel.dropped if p.source == P.HISTORY}  # ids: no key string per turn
     room = available - sel.used
     if room >= 40 and hist:
         kept_positions = [p.position for p in chosen if p.source == P.HISTORY]
         newest_kept = max(kept_positions, default=len(hist))
-        older = [p for p in hist if p.key in left_out and p.position < newest_kept]
+        older = [p for p in hist if p.id in left_out and p.position < newest_kept]
         condensed = condense_history(older, qterms, room - 1, counter) if older else None
         if condensed is not None:
             summary = Packet(source=P.SUMMARY, id="earlier-conversation", content=condensed[0],
@@ -258,8 +272,10 @@ def _top_up(chosen: list[Packet], dropped: list[tuple[Packet, str]], lay: Layout
     """Use the slack the estimates left (removed placeholders, merged newlines) for more whole
     items, best first, each checked with an exact count."""
     attempts = 0
+    # The slack only shrinks: an item bigger than it is now can never be added, so it is not even sorted.
+    most = budget - tokens + 2
     slack_items = sorted((i for i, (p, reason) in enumerate(dropped)
-                          if not reason.startswith(("near-duplicate", "relevance"))),
+                          if p.tokens <= most and not reason.startswith(("near-duplicate", "relevance"))),
                          key=lambda i: -dropped[i][0].score)
     added: set[int] = set()
     for i in slack_items:
@@ -298,30 +314,33 @@ def _result(fmt: str, query_type: str, tokens: int, budget: int, lay: Layout, ch
         res.selected.append({"source": P.TOOL, "id": p.id, "tokens": p.tokens, "score": round(p.score, 3),
                              "required": p.required})
     res.selected += [p.report() for p in sorted(chosen, key=lambda p: -p.score)]
-    history_rows = 0
-    extra_history = 0
-    for p, reason in sorted(dropped, key=lambda d: -d[0].score):
-        if p.source == P.HISTORY:
-            history_rows += 1
-            if history_rows > MAX_DROPPED_HISTORY_ROWS:
-                extra_history += 1
-                continue
+    # Rows best first; history beyond MAX_DROPPED_HISTORY_ROWS is only counted. Equivalent to sorting every
+    # dropped item by score (stable) and skipping history past the limit, without sorting thousands of turns.
+    hist_dropped = [i for i, (p, _) in enumerate(dropped) if p.source == P.HISTORY]
+    shown = set(heapq.nlargest(MAX_DROPPED_HISTORY_ROWS, hist_dropped, key=lambda i: dropped[i][0].score))
+    order = sorted((i for i in range(len(dropped)) if dropped[i][0].source != P.HISTORY or i in shown),
+                   key=lambda i: (-dropped[i][0].score, i))
+    for i in order:
+        p, reason = dropped[i]
         row = p.report()
         row["reason"] = reason
         res.dropped.append(row)
+    extra_history = len(hist_dropped) - len(shown)
     if extra_history:
         res.warnings.append(f"{extra_history} more dropped history turns (lower scores) are not listed "
                             f"in 'dropped'; see 'sources'")
-    stats: dict[str, dict[str, int]] = {}
-    for p in g.candidates + g.tools:
-        s = stats.setdefault(p.source, {"candidates": 0, "selected": 0, "dropped": 0, "tokens": 0})
-        s["candidates"] += 1
+    candidates = Counter(p.source for p in g.candidates)
+    candidates.update(p.source for p in g.tools)
+    selected = Counter(p.source for p in chosen + lay.tools)
+    selected_tokens: Counter[str] = Counter()
     for p in chosen + lay.tools:
-        s = stats.setdefault(p.source, {"candidates": 0, "selected": 0, "dropped": 0, "tokens": 0})
-        s["selected"] += 1
-        s["tokens"] += p.tokens
-    for p, _ in dropped:
-        s = stats.setdefault(p.source, {"candidates": 0, "selected": 0, "dropped": 0, "tokens": 0})
-        s["dropped"] += 1
+        selected_tokens[p.source] += p.tokens
+    dropped_n = Counter(p.source for p, _ in dropped)
+    stats: dict[str, dict[str, int]] = {}
+    # Sources in the order they were first met (candidates, then selected, then dropped), as before.
+    for source in chain(candidates, selected, dropped_n):
+        if source not in stats:
+            stats[source] = {"candidates": candidates[source], "selected": selected[source],
+                             "dropped": dropped_n[source], "tokens": selected_tokens[source]}
     res.sources = stats
     return res

@@ -20,6 +20,7 @@ from notes_store.timestamps import NotATime, to_naive_utc
 from .errors import ContextError
 from .packets import Packet
 from .sources import Evidence, EvidenceProvider
+from .turn_cache import HISTORY_CACHE, CachedHistory
 
 HISTORY_ROLES = ("user", "assistant", "system", "tool")
 # Per call: beyond these the caller should summarise or page (the work grows with the input).
@@ -86,35 +87,40 @@ def _text(value: Any) -> str:
 
 def gather_history(history: list[dict[str, Any]] | None) -> list[Packet]:
     """One packet per turn, oldest first; ``position`` keeps the original order."""
+    return gather_history_cached(history).packets
+
+
+def gather_history_cached(history: list[dict[str, Any]] | None) -> CachedHistory:
+    """``gather_history`` through the history cache: packets of turns seen in an earlier call (the same
+    values at the same positions) are copied, not rebuilt, and their token costs are kept (turn_cache)."""
     if history is None:
-        return []
+        return CachedHistory([])
     if not isinstance(history, (list, tuple)):
         raise ContextError("history must be a list of {role, content, timestamp?, id?} dicts, oldest first")
     if len(history) > MAX_HISTORY_TURNS:
         raise ContextError(f"history has {len(history):,} turns; at most {MAX_HISTORY_TURNS:,} are accepted "
                            f"per call: pass the most recent ones (and a summary of the rest as task_state)")
-    out = []
-    for i, turn in enumerate(history):
-        if not isinstance(turn, dict):
-            raise ContextError(f"history[{i}] must be a dict with 'role' and 'content', got {type(turn).__name__}")
-        content = turn.get("content")
-        if content is None or (isinstance(content, str) and not content.strip()):
-            raise ContextError(f"history[{i}] has no content: every turn needs a non-empty 'content' "
-                               f"(drop empty turns before calling build_context)")
-        role = turn.get("role") or "user"
-        if role not in HISTORY_ROLES:
-            raise ContextError(f"history[{i}] has role {role!r}: use one of {list(HISTORY_ROLES)}")
-        ts = parse_timestamp(turn.get("timestamp"), f"history[{i}]")
-        call_id = turn.get("tool_call_id")
-        out.append(Packet(source=P.HISTORY, id=str(turn.get("id") or f"turn-{i}"), content=_text(content),
-                          role=role, timestamp=ts, position=i,
-                          group=day_label(ts) if ts else "", label=str(turn.get("name") or ""),
-                          tool_call_id=str(call_id) if call_id else ""))
-    if len(out) > 1 and len({p.role for p in out}) == 1:
-        # One speaker (a log, a notebook): a role label on every line would only cost tokens.
-        for p in out:
-            p.show_role = False
-    return out
+    # One speaker (a log, a notebook): HISTORY_CACHE turns show_role off, a role on every line says nothing.
+    return HISTORY_CACHE.gather(history, _turn_packet)
+
+
+def _turn_packet(turn: Any, i: int) -> Packet:
+    """The packet of ``history[i]``, validated (a bad turn raises ContextError saying which and why)."""
+    if not isinstance(turn, dict):
+        raise ContextError(f"history[{i}] must be a dict with 'role' and 'content', got {type(turn).__name__}")
+    content = turn.get("content")
+    if content is None or (isinstance(content, str) and not content.strip()):
+        raise ContextError(f"history[{i}] has no content: every turn needs a non-empty 'content' "
+                           f"(drop empty turns before calling build_context)")
+    role = turn.get("role") or "user"
+    if role not in HISTORY_ROLES:
+        raise ContextError(f"history[{i}] has role {role!r}: use one of {list(HISTORY_ROLES)}")
+    ts = parse_timestamp(turn.get("timestamp"), f"history[{i}]")
+    call_id = turn.get("tool_call_id")
+    return Packet(source=P.HISTORY, id=str(turn.get("id") or f"turn-{i}"), content=_text(content),
+                  role=role, timestamp=ts, position=i,
+                  group=day_label(ts) if ts else "", label=str(turn.get("name") or ""),
+                  tool_call_id=str(call_id) if call_id else "")
 
 
 def gather_tool_results(tool_results: list[dict[str, Any]] | None) -> list[Packet]:

@@ -110,14 +110,9 @@ class TokenCounter:
         return n
 
     def count_many(self, texts: Iterable[str]) -> list[int]:
-        """Tokens of each text; uncached texts are encoded in one native batch."""
-        texts = list(texts)
-        missing = list({t for t in texts if t not in self._cache})
-        if missing:
-            counts = [len(ids) for ids in self.encoding.encode_ordinary_batch(missing, num_threads=2)]
-            for text, n in zip(missing, counts):
-                self._remember(text, n)
-        return [self._cache[t] for t in texts]
+        """Tokens of each text. A plain loop on purpose: tiktoken's ``encode_ordinary_batch`` submits
+        one thread-pool task per text, which made 5,000 short turns about three times slower."""
+        return [self.count(t) for t in texts]
 
     def truncate(self, text: str, max_tokens: int) -> str:
         """The longest prefix of ``text`` with at most ``max_tokens`` tokens (cut on a token boundary)."""

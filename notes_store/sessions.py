@@ -262,8 +262,10 @@ def _refresh(key: str, fd: int, st: os.stat_result) -> _Parsed:
         entry.ids[turn["id"]] = len(entry.turns)
         entry.turns.append(turn)
         shaped = {"role": turn["role"], "content": turn["content"], "id": turn["id"]}
-        if turn.get("timestamp") is not None:
-            shaped["timestamp"] = turn["timestamp"]
+        # Every key build_context reads: a tool turn's call id and name shape its message and label.
+        for key in ("timestamp", "tool_call_id", "name"):
+            if turn.get(key) is not None:
+                shaped[key] = turn[key]
         entry.history.append(shaped)
     entry.consumed += end
     entry.tail_bytes = len(data) - end
@@ -430,7 +432,8 @@ class SessionStore:
                          entry.tail_bytes, entry.bad_lines[:50], _read_warnings(session_id, entry))
 
     def history(self, session_id: str) -> list[dict[str, Any]]:
-        """Every turn in the shape build_context's ``history`` takes: role, content, id, timestamp if given.
+        """Every turn in the shape build_context's ``history`` takes: role, content, id, and timestamp,
+        tool_call_id and name when given.
 
         A new list each call; the turn dicts are shared with the parse cache (no per-call copies of a long
         session), so read them, do not change them."""
