@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from bench.devsets import DEFAULT_LOCOMO, Conversation, DevSet, all_sets, load_locomo
+from bench.devsets import DEFAULT_LOCOMO, SET_NAMES, Conversation, DevSet, all_sets, load_locomo
 from context import TokenCounter, build_context
 from context.relevance import LexicalScorer, terms_of
 from notes_store.analysis import query_terms
@@ -154,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_LOCOMO, help=f"LoCoMo conversation (default {DEFAULT_LOCOMO})")
     ap.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS))
-    ap.add_argument("--sets", nargs="+", help="only these sets (conv26, conv26-interleaved, zh-log, en-log)")
+    ap.add_argument("--sets", nargs="+", choices=SET_NAMES, metavar="SET",
+                    help=f"only these sets ({', '.join(SET_NAMES)})")
     ap.add_argument("--dev-only", action="store_true", help="leave the held-out sets out (while tuning)")
     ap.add_argument("--ablate", nargs="+", default=[], choices=("spreading", "recency"),
                     help="diagnosis: switch neighbour spreading and/or recency off")
@@ -181,9 +182,9 @@ def main(argv: list[str] | None = None) -> int:
             ratio = [res["means"]["build_context"][b] / res["means"]["bm25"][b] if res["means"]["bm25"][b]
                      else float("inf") for b in budgets]
             print(f"{'':<28}{'ratio to bm25':<15}" + "".join(f"{r:>8.2f}" for r in ratio))
-            if ds.name == "conv26":
+            if ds.name == "conv26" or ds.name.endswith("memlog"):
                 for c, by_b in sorted(res["per_cat"].items()):
-                    print(f"{'':<28}{f'  category {c}':<15}" + "".join(f"{statistics.mean(by_b[b]):>8.3f}"
+                    print(f"{'':<28}{f'  {c}':<15}" + "".join(f"{statistics.mean(by_b[b]):>8.3f}"
                                                                        for b in budgets))
     print(f"outputs over budget: {over_total}")
     if not args.no_timing:

@@ -8,6 +8,9 @@
 - ``zh-log`` / ``en-log``: statement logs produced by ``bench.devsets.statement_logs`` (our own
   templates, no outside data, CC0): about 40 unrelated threads of one user's short statements
   interleaved over a few days, each turn prefixed with its time and place, all role ``user``.
+- ``zh-memlog`` / ``en-memlog``: harder logs of that shape from ``bench.devsets.memlogs`` (CC0):
+  300-800 turns, several persons of one kind, updated facts, near-miss turns, paraphrased,
+  conditional and comparative questions.
 
 Every set is split into ``dev`` (tune on it) and ``held-out`` (report only) by seed.
 """
@@ -17,40 +20,21 @@ from __future__ import annotations
 import json
 import random
 import re
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from .memlogs import generate_memlog
+from .model import Conversation, DevSet, Question, Turn
 from .statement_logs import generate_log
+
+__all__ = ["Conversation", "DevSet", "Question", "Turn", "DEFAULT_LOCOMO", "DEV_SEEDS", "HELD_OUT_SEEDS",
+           "SET_NAMES", "all_sets", "interleave_sessions", "load_locomo", "memlog_set", "statement_log_set",
+           "strip_session"]
 
 REPO = Path(__file__).resolve().parent.parent.parent
 DEFAULT_LOCOMO = REPO.parent / "shared" / "data" / "locomo" / "conv-26.json"
 LOCOMO_CATEGORIES = (1, 2, 3, 4)
 _EVIDENCE_RE = re.compile(r"D:?(\d+):0*(\d+)")
-
-
-@dataclass
-class Conversation:
-    """One history and the questions asked of it; ``by_id`` maps an evidence id to its turn text."""
-
-    history: list[dict]
-    by_id: dict[str, str]
-    questions: list[dict] = field(default_factory=list)  # {question, evidence: [ids], category}
-
-
-@dataclass
-class DevSet:
-    name: str
-    split: str            # "dev" or "held-out"
-    conversations: list[Conversation]
-
-    @property
-    def n_questions(self) -> int:
-        return sum(len(c.questions) for c in self.conversations)
-
-    @property
-    def n_turns(self) -> int:
-        return sum(len(c.history) for c in self.conversations)
 
 
 def load_locomo(path: Path = DEFAULT_LOCOMO) -> Conversation:
@@ -60,7 +44,7 @@ def load_locomo(path: Path = DEFAULT_LOCOMO) -> Conversation:
     conv = data["conversation"]
     a, b = conv["speaker_a"], conv["speaker_b"]
     sessions = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
-    history: list[dict] = []
+    history: list[Turn] = []
     by_id: dict[str, str] = {}
     for n in sessions:
         when = datetime.strptime(conv[f"session_{n}_date_time"], "%I:%M %p on %d %B, %Y")
@@ -73,14 +57,15 @@ def load_locomo(path: Path = DEFAULT_LOCOMO) -> Conversation:
             history.append({"role": role, "content": content, "timestamp": when, "id": dia,
                             "session": n})
             by_id[dia] = content
-    questions = []
+    questions: list[Question] = []
     for qa in data["qa"]:
         if qa.get("category") not in LOCOMO_CATEGORIES:
             continue
         ids = sorted({f"D{s}:{t}" for ev in qa.get("evidence", []) for s, t in _EVIDENCE_RE.findall(ev)})
         ids = [i for i in ids if i in by_id]
         if ids:  # a few questions list no evidence turn: they cannot be scored
-            questions.append({"question": qa["question"], "evidence": ids, "category": qa["category"]})
+            questions.append({"question": qa["question"], "evidence": ids, "answer": str(qa.get("answer", "")),
+                              "category": qa["category"]})
     return Conversation(history, by_id, questions)
 
 
@@ -88,11 +73,11 @@ def interleave_sessions(conv: Conversation, seed: int, group: int = 3) -> Conver
     """The same turns with every ``group`` consecutive sessions' turns shuffled together (each
     session keeps its internal order) on one timeline, a minute apart; questions unchanged."""
     rng = random.Random(seed)
-    by_session: dict[int, list[dict]] = {}
+    by_session: dict[int, list[Turn]] = {}
     for t in conv.history:
         by_session.setdefault(t["session"], []).append(t)
     order = sorted(by_session)
-    history: list[dict] = []
+    history: list[Turn] = []
     for g in range(0, len(order), group):
         queues = [list(by_session[s]) for s in order[g:g + group]]
         start = queues[0][0]["timestamp"]
@@ -105,10 +90,11 @@ def interleave_sessions(conv: Conversation, seed: int, group: int = 3) -> Conver
             history.append({key: v for key, v in t.items() if key != "session"}
                            | {"timestamp": start + timedelta(minutes=k)})
             k += 1
-    return Conversation(history, dict(conv.by_id), [dict(q) for q in conv.questions])
+    return Conversation(history, dict(conv.by_id), [Question(**q) for q in conv.questions])
 
 
 def strip_session(conv: Conversation) -> Conversation:
+    """The turns without their session numbers (build_context is given what a caller would send)."""
     return Conversation([{k: v for k, v in t.items() if k != "session"} for t in conv.history],
                         conv.by_id, conv.questions)
 
@@ -119,10 +105,24 @@ HELD_OUT_SEEDS = (11, 12)
 HISTORIES_PER_SEED = 5
 
 
+MEMLOGS_PER_SEED = 3
+
+
 def statement_log_set(lang: str, seeds: tuple[int, ...], split: str) -> DevSet:
+    """``zh-log`` / ``en-log``: the first, easy generated logs (kept so figures stay comparable)."""
     convs = [generate_log(lang, seed * 100 + k, with_timestamps=bool(k % 2))
              for seed in seeds for k in range(HISTORIES_PER_SEED)]
     return DevSet(f"{lang}-log", split, convs)
+
+
+def memlog_set(lang: str, seeds: tuple[int, ...], split: str) -> DevSet:
+    """``zh-memlog`` / ``en-memlog``: the harder logs, ``MEMLOGS_PER_SEED`` histories per seed."""
+    convs = [generate_memlog(lang, seed * 100 + k, with_timestamps=bool(k % 2))
+             for seed in seeds for k in range(MEMLOGS_PER_SEED)]
+    return DevSet(f"{lang}-memlog", split, convs)
+
+
+SET_NAMES = ("conv26", "conv26-interleaved", "zh-log", "en-log", "zh-memlog", "en-memlog")
 
 
 def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> list[DevSet]:
@@ -135,8 +135,9 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
         sets.append(DevSet("conv26-interleaved", "dev", [interleave_sessions(conv, seed=1)]))
         if held_out:
             sets.append(DevSet("conv26-interleaved", "held-out", [interleave_sessions(conv, seed=2)]))
-    for lang in ("zh", "en"):
-        sets.append(statement_log_set(lang, DEV_SEEDS, "dev"))
-        if held_out:
-            sets.append(statement_log_set(lang, HELD_OUT_SEEDS, "held-out"))
+    for make in (statement_log_set, memlog_set):
+        for lang in ("zh", "en"):
+            sets.append(make(lang, DEV_SEEDS, "dev"))
+            if held_out:
+                sets.append(make(lang, HELD_OUT_SEEDS, "held-out"))
     return sets

@@ -15,10 +15,8 @@ import random
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from . import Conversation
+from .model import Conversation, Question, Turn
 
 THREADS = 40
 DAYS = 4
@@ -135,7 +133,6 @@ def _cap(text: str) -> str:
 def generate_log(lang: str, seed: int, *, with_timestamps: bool = False,
                  threads: int = THREADS, questions: int = QUESTIONS) -> Conversation:
     """One history of ``threads`` interleaved threads and up to ``questions`` questions."""
-    from . import Conversation
     spec = LANGS[lang]
     rng = random.Random(f"{lang}-{seed}")
     relations = spec["relations"].split("|")
@@ -157,7 +154,7 @@ def generate_log(lang: str, seed: int, *, with_timestamps: bool = False,
         rel_count[rel] = rel_count.get(rel, 0) + 1
 
     events: list[tuple[datetime, int, str, tuple[str, str, Fact] | None]] = []
-    question_pool: list[tuple[int, int, str]] = []  # (thread, event index, question)
+    question_pool: list[tuple[int, int, str, str]] = []  # (thread, event index, question, answer)
     for t, (rel, name) in enumerate(people):
         # Relations often repeat across threads; the person is named only sometimes, so
         # some questions match several people of the same kind (as in real logs).
@@ -182,7 +179,7 @@ def generate_log(lang: str, seed: int, *, with_timestamps: bool = False,
                 when = when.replace(hour=7 + when.hour % 7)
             events.append((when, t, text, fact_of))
     events.sort(key=lambda e: e[0])
-    history: list[dict] = []
+    history: list[Turn] = []
     by_id: dict[str, str] = {}
     for i, (when, t, text, fact_of) in enumerate(events):
         prefix = spec["prefix"].format(month=when.month, day=when.day, monthname=f"{when:%b}",
@@ -195,17 +192,17 @@ def generate_log(lang: str, seed: int, *, with_timestamps: bool = False,
         history.append(turn)
         by_id[tid] = content
         if fact_of is not None:
-            who, _v, fact = fact_of
-            question_pool.append((t, i, _cap(rng.choice(fact.questions).format(who=who))))
+            who, v, fact = fact_of
+            question_pool.append((t, i, _cap(rng.choice(fact.questions).format(who=who)), v))
     # One question per thread at most, asked at the end of the log.
     rng.shuffle(question_pool)
     asked: set[int] = set()
-    out = []
-    for t, i, q in question_pool:
+    out: list[Question] = []
+    for t, i, q, v in question_pool:
         if t in asked:
             continue
         asked.add(t)
-        out.append({"question": q, "evidence": [f"T{i}"], "category": 0})
+        out.append({"question": q, "evidence": [f"T{i}"], "answer": v, "category": 0})
         if len(out) >= questions:
             break
     return Conversation(history, by_id, out)

@@ -1,0 +1,100 @@
+"""The generated dev sets (bench/devsets): deterministic, evidence ids exact, answers in the evidence.
+
+Quick: a few histories per generator, no build_context calls.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+# bench/ is not an installed package; `python -m pytest` finds it from the repo root, plain `pytest` not.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.devsets import DEV_SEEDS, HELD_OUT_SEEDS, Conversation, memlog_set  # noqa: E402
+from bench.devsets.memlogs import generate_memlog  # noqa: E402
+from bench.devsets.statement_logs import generate_log  # noqa: E402
+
+GENERATORS = {
+    "zh-log": lambda seed: generate_log("zh", seed),
+    "en-log": lambda seed: generate_log("en", seed),
+    "zh-memlog": lambda seed: generate_memlog("zh", seed),
+    "en-memlog": lambda seed: generate_memlog("en", seed),
+}
+
+
+def _check_conversation(conv: Conversation) -> None:
+    ids = [t["id"] for t in conv.history]
+    assert len(ids) == len(set(ids)), "turn ids repeat"
+    assert set(conv.by_id) == set(ids)
+    for t in conv.history:
+        assert conv.by_id[t["id"]] == t["content"]
+        assert t["role"] in ("user", "assistant")
+    assert conv.questions
+    for q in conv.questions:
+        assert q["evidence"], q
+        assert all(e in conv.by_id for e in q["evidence"]), q
+        assert len(set(q["evidence"])) == len(q["evidence"]), q
+        text = "\n".join(conv.by_id[e] for e in q["evidence"])
+        assert q["answer"] and q["answer"].lower() in text.lower(), (q, text)
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_generation_is_deterministic(name):
+    make = GENERATORS[name]
+    a, b, c = make(7), make(7), make(8)
+    assert a.history == b.history and a.questions == b.questions
+    assert a.history != c.history
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_evidence_ids_exist_and_hold_the_answer(name, seed):
+    _check_conversation(GENERATORS[name](seed))
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_memlog_shape(lang):
+    """300-800 turns, all role user, each prefixed with a time; the hard question kinds are all there."""
+    conv = generate_memlog(lang, 5)
+    assert 300 <= len(conv.history) <= 900
+    assert all(t["role"] == "user" for t in conv.history)
+    time_re = re.compile(r"\d{1,2}:\d\d")
+    assert all(time_re.search(t["content"][:40]) for t in conv.history)
+    cats = {q["category"] for q in conv.questions}
+    assert {"update", "conditional", "comparative"} <= cats, cats
+    assert cats & {"paraphrase", "direct"}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_update_questions_point_at_the_later_turn(lang):
+    """A "now" question's evidence is the update, which comes after the older statement it replaces
+    (that one stays in the history, with the old value and not the new one)."""
+    conv = generate_memlog(lang, 3)
+    pos = {t["id"]: k for k, t in enumerate(conv.history)}
+    updates = [q for q in conv.questions if q["category"] == "update"]
+    assert updates
+    for q in updates:
+        (e,) = q["evidence"]
+        (old,) = q["superseded"]
+        assert pos[old] < pos[e], q
+        assert q["answer"] not in conv.by_id[old], (q, conv.by_id[old])
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_multi_evidence_questions_need_two_turns(lang):
+    conv = generate_memlog(lang, 4)
+    multi = [q for q in conv.questions if q["category"] in ("conditional", "comparative")]
+    assert multi and all(len(q["evidence"]) == 2 for q in multi)
+
+
+def test_dev_and_held_out_seeds_differ():
+    assert not set(DEV_SEEDS) & set(HELD_OUT_SEEDS)
+    dev, held = memlog_set("zh", DEV_SEEDS, "dev"), memlog_set("zh", HELD_OUT_SEEDS, "held-out")
+    dev_turns = {t["content"] for c in dev.conversations for t in c.history}
+    held_turns = [t["content"] for c in held.conversations for t in c.history]
+    # Prefixes (time, place) make turns distinct across histories; a shared turn would mean shared seeds.
+    assert sum(t in dev_turns for t in held_turns) < len(held_turns) * 0.01
