@@ -18,9 +18,10 @@ Bounded: at most ``MAX_HISTORIES`` histories and ``MAX_CACHED_TURNS`` turn refer
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
@@ -113,9 +114,21 @@ class HistoryCache:
         self.max_histories = max_histories
         self.max_turns = max_turns
         self._lock = threading.Lock()
+        self._local = threading.local()
         self._items: OrderedDict[tuple[int, tuple[Any, ...]], _History] = OrderedDict()
         self.hits = 0            # histories found whole or as a prefix
         self.reused_turns = 0    # turns not gathered again thanks to the cache
+
+    @contextlib.contextmanager
+    def bypassed(self) -> Iterator[None]:
+        """Within this block this thread's builds neither use nor fill the cache (the reference
+        builds that tests and benchmarks compare cached builds with)."""
+        before = getattr(self._local, "bypass", False)
+        self._local.bypass = True
+        try:
+            yield
+        finally:
+            self._local.bypass = before
 
     def clear(self) -> None:
         with self._lock:
@@ -129,9 +142,11 @@ class HistoryCache:
         which is then never cached. ``show_role`` is set as gather defines it: False when every
         turn has the same role.
         """
-        cols = _columns(history)
+        cols = None if getattr(self._local, "bypass", False) else _columns(history)
         if cols is None:
-            return CachedHistory([build(t, i) for i, t in enumerate(history)])
+            packets = [build(t, i) for i, t in enumerate(history)]
+            _set_show_role(packets)
+            return CachedHistory(packets)
         base = self._best_prefix(cols)
         done = len(base.templates) if base else 0
         new_cols = tuple(c[done:] for c in cols)

@@ -1,0 +1,151 @@
+"""The history cache (context/turn_cache.py) never changes a build: every cached build equals the uncached one.
+
+"Uncached" = the cache emptied first, and the turns passed as fresh dict copies. Covered: a session that grows
+turn by turn, one edited or truncated behind the cache's back (same length and last turn too), a different
+query, budget or format over the same cached history, a turn dict changed in place, values the cache refuses.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from context import build_context
+from context.turn_cache import HISTORY_CACHE, HistoryCache
+from notes_store.sessions import SessionStore, session_history
+
+TOPICS = ("the rate limit", "the quota", "the backfill", "a sunset painting", "the migration", "token refresh")
+
+
+def turns(n: int, start: int = 0) -> list[dict[str, Any]]:
+    out = []
+    for i in range(start, start + n):
+        t: dict[str, Any] = {"role": ("user", "assistant")[i % 2],
+                             "content": f"Turn {i}: about {TOPICS[(i * 5) % len(TOPICS)]}, step {i % 7}. "
+                                        + ("More detail here. " * (i % 3))}
+        if i % 3:
+            t["timestamp"] = f"2026-{1 + (i // 300) % 12:02d}-{1 + (i // 30) % 10:02d}T{8 + i % 10:02d}:00:00Z"
+        if i % 17 == 5:
+            t.update(role="tool", tool_call_id=f"call-{i}", name="lookup")
+        out.append(t)
+    return out
+
+
+def uncached(query: str, history: list[dict[str, Any]], **kw: Any) -> dict[str, Any]:
+    """The reference build: fresh dict copies, the history cache neither read nor filled."""
+    with HISTORY_CACHE.bypassed():
+        return build_context(query, history=copy.deepcopy(history), **kw).to_dict()
+
+
+def rewrite(store: SessionStore, sid: str, new_turns: list[dict[str, Any]]) -> None:
+    """Replace the session file by hand (an editor, a git checkout): the cache is not told."""
+    path = store.path(sid)
+    lines = [json.dumps(dict(t, id=t.get("id") or f"turn-{i}"), ensure_ascii=False) for i, t in enumerate(new_turns)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture(autouse=True)
+def empty_cache() -> None:
+    HISTORY_CACHE.clear()
+
+
+def test_a_growing_session_builds_exactly_what_the_uncached_history_builds(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    all_turns = turns(160)
+    store.append("s", all_turns[:120])
+    query = "what did we decide about the quota and the rate limit?"
+    n = 120
+    while n < 160:  # single turns and several per step
+        got = build_context(query, history=session_history(tmp_path, "s"), max_tokens=900).to_dict()
+        assert got == uncached(query, all_turns[:n], max_tokens=900), f"differs at {n} turns"
+        step = 1 if n % 3 else 5
+        store.append("s", all_turns[n:n + step])
+        n += step
+    # The cache really served the grown history (each build reused the previous one's turns).
+    assert HISTORY_CACHE.hits >= 8 and HISTORY_CACHE.reused_turns >= 8 * 120
+
+
+@pytest.mark.parametrize("fmt", ["text", "messages"])
+def test_a_session_edited_or_truncated_behind_the_cache_builds_like_uncached(tmp_path: Path, fmt: str) -> None:
+    store = SessionStore(tmp_path)
+    original = turns(90)
+    store.append("s", original)
+    query = "what happened with the backfill?"
+    assert build_context(query, history=session_history(tmp_path, "s"), format=fmt).to_dict() == \
+        uncached(query, original, format=fmt)
+    # A middle turn edited; same length, same last turn: the key matches, the values do not.
+    edited = copy.deepcopy(original)
+    edited[40]["content"] = "Turn 40: the backfill was cancelled for good, decided by the whole team."
+    rewrite(store, "s", edited)
+    got = build_context(query, history=session_history(tmp_path, "s"), format=fmt)
+    assert got.to_dict() == uncached(query, edited, format=fmt)
+    assert "cancelled for good" in json.dumps(got.to_dict())
+    # Truncated: a prefix of what the cache holds.
+    rewrite(store, "s", edited[:50])
+    assert build_context(query, history=session_history(tmp_path, "s"), format=fmt).to_dict() == \
+        uncached(query, edited[:50], format=fmt)
+    # Grown again from the truncated state, with different turns than before.
+    store.append("s", turns(10, 500))
+    again = edited[:50] + [dict(t, id=f"turn-{50 + i}") for i, t in enumerate(turns(10, 500))]
+    assert build_context(query, history=session_history(tmp_path, "s"), format=fmt).to_dict() == \
+        uncached(query, again, format=fmt)
+
+
+def test_other_queries_budgets_and_formats_over_one_cached_history(tmp_path: Path) -> None:
+    history = turns(200)
+    for query in ("what about the sunset painting?", "token refresh", "continue the migration"):
+        for max_tokens in (200, 700, 3000):
+            for fmt in ("text", "messages"):
+                got = build_context(query, history=history, max_tokens=max_tokens, format=fmt).to_dict()
+                assert got == uncached(query, history, max_tokens=max_tokens, format=fmt), (query, max_tokens, fmt)
+                build_context(query, history=history, max_tokens=max_tokens, format=fmt)  # warm for the next
+
+
+def test_a_turn_changed_in_place_and_one_speaker_histories() -> None:
+    history = turns(60)
+    query = "what about the quota?"
+    build_context(query, history=history)
+    history[10]["content"] = "Turn 10: the quota doubled overnight."   # same dict object, new value
+    history[11]["role"] = "system"
+    got = build_context(query, history=history).to_dict()
+    assert got == uncached(query, history)
+    assert "quota doubled overnight" in got["context"]
+    # Every turn by one speaker: no role labels; then a second speaker appears in a new turn.
+    log = [{"role": "user", "content": f"Log line {i} about the quota"} for i in range(30)]
+    assert build_context(query, history=log).to_dict() == uncached(query, log)
+    grown = log + [{"role": "assistant", "content": "Noted, the quota again."}]
+    assert build_context(query, history=grown).to_dict() == uncached(query, grown)
+
+
+def test_values_the_cache_refuses_still_build_exactly() -> None:
+    history = turns(40)
+    odd = copy.deepcopy(history)
+    odd[5]["timestamp"] = 1_790_000_000        # epoch seconds: equal numbers of other types must not collide
+    odd[6]["id"] = 7
+    odd[7]["content"] = {"structured": ["tool", "output"]}
+    query = "what about the migration?"
+    build_context(query, history=history)
+    assert build_context(query, history=odd).to_dict() == uncached(query, odd)
+    odd[6]["id"] = 7.0                          # 7 == 7.0, but the turn's id reads "7.0" now
+    got = build_context(query, history=odd).to_dict()
+    assert got == uncached(query, odd)
+    # Bad turns are refused the same way, cached prefix or not.
+    bad = history + [{"role": "robot", "content": "beep"}]
+    with pytest.raises(ValueError, match=r"history\[40\] has role 'robot'"):
+        build_context(query, history=bad)
+
+
+def test_the_cache_is_bounded() -> None:
+    cache = HistoryCache(max_histories=3, max_turns=100)
+    from context.gather import _turn_packet
+    for k in range(6):
+        cache.gather(turns(20, start=100 * k), _turn_packet)
+    assert len(cache._items) == 3
+    cache.gather(turns(90, start=1000), _turn_packet)
+    assert sum(n for n, _ in cache._items) <= 100
+    cache.gather(turns(150, start=2000), _turn_packet)   # larger than the whole cache: not kept
+    assert all(n != 150 for n, _ in cache._items)
