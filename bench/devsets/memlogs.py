@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 from .model import Conversation, Question, Turn
 
 WAKING_HOURS = 16          # turns fall between 07:00 and 23:00
+MAX_TURNS = 800
 
 
 def _split(text: str) -> tuple[str, ...]:
@@ -530,9 +531,11 @@ def _make_thread(lang: Lang, rng: random.Random, rel: str, name: str) -> _Thread
         for _ in range(rng.choice((0, 1, 1, 2))):
             body.append((_cap(rng.choice(f.attr.near).format(who=_who(lang, th, rng))), None, "near"))
     # Near-miss turns about facts this person does not have: they share a question's words too.
-    for a in rng.sample(lang.attrs, k=rng.randint(1, 3)):
+    # Most people come up a few times; some (a close friend, the boss) all the time.
+    major = rng.random() < 0.2
+    for a in rng.sample(lang.attrs, k=rng.randint(3, 6) if major else rng.randint(1, 3)):
         body.append((_cap(rng.choice(a.near).format(who=_who(lang, th, rng))), None, "near"))
-    for _ in range(rng.randint(3, 12)):
+    for _ in range(rng.randint(15, 30) if major else rng.randint(3, 10)):
         if rng.random() < 0.15:
             body.append((rng.choice(lang.pronoun_fillers), None, "filler"))
         else:
@@ -601,7 +604,7 @@ def generate_memlog(lang_code: str, seed: int, *, with_timestamps: bool = False)
     rng = random.Random(f"memlog-{lang_code}-{seed}")
     days = rng.randint(3, 6)
     start = datetime(2024, rng.randint(1, 11), rng.randint(1, 20))
-    n_threads = rng.randint(30, 45)
+    n_threads = rng.randint(30, 42)
     rels = [r for r, _ in lang.relations]
     weights = [w for _, w in lang.relations]
     chosen = rng.choices(rels, weights=weights, k=n_threads - rng.randint(1, 2))
@@ -611,6 +614,9 @@ def generate_memlog(lang_code: str, seed: int, *, with_timestamps: bool = False)
     # about only by a kind of fact no other person of that kind has (so the question has one answer).
     threads = [_make_thread(lang, rng, r, n if rng.random() < (0.5 if count[r] > 1 else 0.3) else "")
                for r, n in zip(chosen, names)]
+    # Keep the log within MAX_TURNS (chit-chat adds an eighth): drop the last threads if it runs over.
+    while sum(len(th.items) for th in threads) * 9 // 8 > MAX_TURNS:
+        threads.pop()
     threads += [_make_self_thread(lang, rng)]
 
     # Place every item on the timeline; chit-chat turns fall anywhere.
