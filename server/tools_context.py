@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, get_args, get_origin
 
 import anyio
 import anyio.from_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from .mcp_models import ContextFormat
+from .mcp_models import ContextFormat, Turn
 from .mcp_state import WorkspaceHandle
+from .tool_kit import output_schema
 from .tools_notes import result
 
 log = logging.getLogger("ctxnotes.server")
@@ -33,14 +34,6 @@ SAMPLING_TIMEOUT_S = 30.0
 # same models validate what a client sends, so what the schema advertises is what is accepted.
 # Fields not listed (id, timestamp on documents and tool results) are accepted and passed on: the
 # schema names what most calls need, to keep the tool list small (issue 15).
-class HistoryTurn(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    role: Literal["user", "assistant", "system", "tool"]
-    content: str
-    timestamp: Optional[str] = None
-    tool_call_id: Optional[str] = None
-
-
 class ToolResultIn(BaseModel):
     model_config = ConfigDict(extra="allow")
     tool: str
@@ -74,6 +67,16 @@ class ContextOptions(BaseModel):
     min_relevance: Optional[float] = Field(default=None, ge=0, le=1)
 
 
+def described(model: type[BaseModel], what: str) -> WithJsonSchema:
+    """A rarely used object published as one line naming its keys (and the choices of a choice) instead of a
+    whole schema: ``model`` still validates it, and the tool list stays small (issue 15)."""
+    keys = []
+    for name, f in model.model_fields.items():
+        choices = get_args(f.annotation) if get_origin(f.annotation) is Literal else ()
+        keys.append(f"{name} ({'|'.join(choices)})" if choices else name)
+    return WithJsonSchema({"type": "object", "description": f"{what}: {', '.join(keys)}"})
+
+
 class ContextMessage(BaseModel):
     role: str
     content: str
@@ -81,17 +84,18 @@ class ContextMessage(BaseModel):
 
 class BuildContextOut(BaseModel):
     model_config = ConfigDict(extra="allow")
-    context: Optional[str] = Field(default=None, description="The packed context (format='text')")
-    messages: Optional[list[ContextMessage]] = Field(default=None, description="The packed context (format='messages')")
-    tokens: int = Field(description="Exact size of the output in tokens")
-    budget: int = Field(description="floor(max_tokens * (1 - reserve_ratio)); tokens never exceeds it")
-    sections: dict[str, int] = Field(description="Tokens per section")
-    selected: list[dict[str, Any]] = Field(description="Items included, with their scores")
-    dropped: list[dict[str, Any]] = Field(description="Items left out and why")
-    compressed: list[dict[str, Any]] = Field(description="Items shortened and how")
+    # What each field holds is said in the README: the published schema carries types only (issue 15).
+    context: Optional[str] = None                   # format="text"
+    messages: Optional[list[ContextMessage]] = None  # format="messages"
+    tokens: int                                     # exact size of the output
+    budget: int                                     # floor(max_tokens * (1 - reserve_ratio)) >= tokens
+    sections: dict[str, int]                        # tokens per section
+    selected: list[dict[str, Any]]                  # items included, with their scores
+    dropped: list[dict[str, Any]]                   # items left out and why
+    compressed: list[dict[str, Any]]                # items shortened and how
     warnings: list[str]
     query_type: str
-    sources: dict[str, dict[str, int]] = Field(description="Per source: candidates, selected, dropped")
+    sources: dict[str, dict[str, int]]              # per source: candidates, selected, dropped
 
 
 def register(server: MCPServer, handle: WorkspaceHandle) -> None:
@@ -99,24 +103,23 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
     @server.tool(
         name="build_context", title="Build a context for a query",
         description=(
-            "Pack this workspace's notes and memories, and the history, documents and tool results you pass, "
-            "into a token budget for a query; says what was kept, dropped or compressed."),
+            "Pack the notes and memories relevant to a query, plus any history, documents and tool results "
+            "you pass, into a token budget."),
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                     open_world_hint=False))
     async def build_context(
         ctx: Context,
-        query: Annotated[str, Field(description="The question or task")],
-        max_tokens: Annotated[int, Field(ge=64, description="Hard token budget")] = 3000,
-        history: Optional[list[HistoryTurn]] = None,
-        session_id: Annotated[Optional[str], Field(description="A session stored with session_append; "
-                                                   "its turns come first, then history")] = None,
+        query: str,
+        max_tokens: Annotated[int, Field(ge=64)] = 3000,
+        history: Optional[list[Turn]] = None,
+        session_id: Optional[str] = None,  # session_append's description says what it is
         system_instructions: Optional[str] = None,
-        task_state: Optional[dict[str, Any] | str] = None,
-        tool_results: Optional[list[ToolResultIn]] = None,
-        documents: Optional[list[DocumentIn]] = None,
-        tools: Optional[list[ToolDefIn]] = None,
+        task_state: Annotated[Optional[dict[str, Any] | str], WithJsonSchema({"type": ["object", "string"]})] = None,
+        tool_results: Optional[list[Annotated[ToolResultIn, described(ToolResultIn, "A tool result")]]] = None,
+        documents: Optional[list[Annotated[DocumentIn, described(DocumentIn, "A document")]]] = None,
+        tools: Optional[list[Annotated[ToolDefIn, described(ToolDefIn, "A tool")]]] = None,
         format: ContextFormat = "text",
-        options: Optional[ContextOptions] = None,
+        options: Annotated[Optional[ContextOptions], described(ContextOptions, "Rare knobs")] = None,
     ) -> Annotated[CallToolResult, BuildContextOut]:
         opts = options or ContextOptions()
         if opts.note_types:
@@ -182,7 +185,16 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
                    f"{len(out.dropped)} dropped, {len(out.compressed)} compressed")
         if out.warnings:
             summary += "\nwarnings: " + "; ".join(out.warnings)
-        return result(text + summary, out)
+        structured = out.model_dump(mode="json")
+        for unused in ("context", "messages"):  # the other format's field is left out, not sent as null
+            if structured.get(unused) is None:
+                structured.pop(unused, None)
+        return result(text + summary, structured)
+
+    # Published like every other tool's: typed top-level fields, nested objects as ``object``, no descriptions.
+    tool = server._tool_manager.get_tool("build_context")  # the SDK offers no public way to publish a schema
+    assert tool is not None
+    tool.fn_metadata.output_schema = output_schema(BuildContextOut)
 
 
 def _dicts(items: Optional[list[Any]]) -> Optional[list[dict[str, Any]]]:

@@ -17,7 +17,10 @@ from .tools_notes import paged
 MemoryId = str
 Importance = Annotated[Optional[float], Field(ge=0, le=1, description="0-1")]
 Revision = Optional[str]
-Detail = Annotated[bool, Field(description="Longer lines")]
+Detail = bool
+# Filters and consolidate take the type as text (the store names the valid ones in its error): the enum is
+# published once, on memory_add, not again on every parameter that names a type.
+TypeName = Optional[str]
 PREVIEW_CHARS = 160
 
 
@@ -89,7 +92,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
 
     def memory_search(
         query: str,
-        memory_type: Optional[MemoryType] = None,
+        memory_type: TypeName = None,
         min_importance: Annotated[float, Field(ge=0, le=1)] = 0.0,
         limit: Annotated[int, Field(ge=1, le=100)] = 5,
         detail: Detail = False,
@@ -126,7 +129,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
     tool(memory_read, "Read a memory", "Read a memory in full.", READ_ONLY, MemoryOut)
 
     def memory_list(
-        memory_type: Optional[MemoryType] = None,
+        memory_type: TypeName = None,
         sort: MemorySort = "created_desc",
         limit: Annotated[int, Field(ge=1, le=1000)] = 20,
         offset: Annotated[int, Field(ge=0)] = 0,
@@ -184,8 +187,8 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
          "Delete a memory, or those a rule selects (try dry_run).", DELETES, MemoryBatchOut)
 
     def memory_consolidate(
-        from_type: MemoryType = "working",
-        to_type: MemoryType = "episodic",
+        from_type: str = "working",
+        to_type: str = "episodic",
         importance_threshold: Annotated[float, Field(ge=0, le=1)] = 0.7,
         min_access_count: Annotated[Optional[int], Field(ge=1)] = None,
         dry_run: bool = False,
@@ -203,8 +206,8 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         return Reply("\n".join(lines), {"from_type": r.from_type, "to_type": r.to_type, "criterion": r.criterion,
                                         "dry_run": r.dry_run, "count": len(moved), "moved": moved})
     tool(memory_consolidate, "Consolidate memories",
-         "Promote important working memories (importance_threshold) or often recalled episodic ones "
-         "(min_access_count); run at a session's end.",
+         "Promote working memories by importance_threshold, episodic ones by min_access_count, to a "
+         "longer-lived type; run at a session's end.",
          ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False), MemoryBatchOut)
 
     def memory_summary() -> Reply:

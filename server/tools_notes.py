@@ -28,7 +28,7 @@ Revision = Optional[str]
 # Filters take the type as a plain string (the store names the valid ones in its error): the enum is
 # published once per writing tool, not again on every filter.
 TypeFilter = Annotated[Optional[str], Field(description="A note_type")]  # validated by the store
-Detail = Annotated[bool, Field(description="Longer lines")]
+Detail = bool  # self-explanatory: dates, scores and whole snippets in the text
 SNIPPET_CHARS = 110  # one line of snippet in the default (non-detail) text
 
 
@@ -287,7 +287,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         data.setdefault("conflicts", [])
         return Reply("\n".join(lines), data)
     tool(note_summary, "Summarise the notes",
-         "What the notes hold: counts, top tags, recent notes. Call it first in a session.",
+         "What the notes hold (counts, top tags, recent notes); call it first in a session.",
          READ_ONLY, NoteSummaryOut)
 
 

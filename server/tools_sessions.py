@@ -18,6 +18,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from pydantic import BaseModel, ConfigDict, Field
 
+from .mcp_models import Turn
 from .tool_kit import DELETES, WRITES, Limits, Reply, add_tool
 
 log = logging.getLogger("ctxnotes.server")
@@ -26,19 +27,6 @@ GROUP = "context"                      # app.py registers ``register`` with this
 PAGE_TURNS = 50                        # turns per resource page
 PAGE_CHARS = 60_000                    # JSON characters per resource page (about 15k tokens at most)
 
-SessionId = Annotated[str, Field(description="Letters, digits, _ . -")]
-
-
-class Turn(BaseModel):
-    """One conversation turn as the tool takes it."""
-
-    model_config = ConfigDict(extra="forbid")
-    role: Literal["user", "assistant", "system", "tool"]
-    content: str
-    timestamp: Optional[str] = None
-    id: Optional[str] = None
-    tool_call_id: Optional[str] = None
-    name: Optional[str] = None
 
 
 class SessionAppendOut(BaseModel):
@@ -97,7 +85,7 @@ def register(server: MCPServer, handle: Any, limits: Limits | None = None) -> No
     limits = limits or Limits()
     _bind_metrics(handle)
 
-    def session_append(session_id: SessionId,
+    def session_append(session_id: str,
                        turns: Annotated[list[Turn], Field(min_length=1, max_length=500)]) -> Reply:
         r = store_for(handle).append(session_id, [t.model_dump(exclude_none=True) for t in turns])
         text = f"Stored {r.appended} turn(s) in session {r.session_id} ({r.total_turns} in all)"
@@ -108,8 +96,8 @@ def register(server: MCPServer, handle: Any, limits: Limits | None = None) -> No
         return Reply(text, data, r.warnings)
 
     add_tool(server, session_append, name="session_append", title="Record conversation turns",
-             description="Record conversation turns server-side (oldest first) so build_context(session_id) "
-                         "uses them as history. Turns whose id is already stored are skipped.",
+             description="Store conversation turns (oldest first) for build_context(session_id); turns with "
+                         "an id already stored are skipped.",
              annotations=WRITES,
              output=SessionAppendOut, limits=limits)
 
@@ -159,8 +147,8 @@ def register_admin(server: MCPServer, handle: Any, limits: Limits | None = None)
                      {"action": action, "deleted": removed, "dry_run": dry_run})
 
     add_tool(server, session_admin, name="session_admin", title="List, delete or prune sessions",
-             description="List sessions, delete one (session_id), or prune those idle longer than older_than "
-                         "(e.g. 30d); dry_run only reports.",
+             description="List stored sessions, delete one, or prune those idle longer than older_than "
+                         "(e.g. 30d).",
              annotations=DELETES,
              output=SessionAdminOut, limits=limits)
 
