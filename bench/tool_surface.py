@@ -46,11 +46,21 @@ def list_total(tools: list[dict[str, Any]]) -> int:
     return len(get_encoding("cl100k_base").encode(json.dumps({"tools": tools}, ensure_ascii=False)))
 
 
+def as_dicts(tools: list[Any]) -> list[dict[str, Any]]:
+    """``tools/list`` entries (SDK ``Tool`` models) as the JSON a client receives."""
+    return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
+
+
+def surface_tokens(tools: list[dict[str, Any]]) -> tuple[int, int]:
+    """(model-visible tokens summed over the tools, tokens of the whole tools/list result)."""
+    return sum(r["visible"] for r in tool_costs(tools)), list_total(tools)
+
+
 async def list_tools_stdio(params: StdioServerParameters) -> list[dict[str, Any]]:
     with anyio.fail_after(LIST_TIMEOUT_S):
         async with Client(params, mode="legacy") as client:
             result = await client.list_tools()
-    return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in result.tools]
+    return as_dicts(result.tools)
 
 
 def ours(workspace: Path, groups: str | None = None) -> StdioServerParameters:
