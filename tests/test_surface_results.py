@@ -213,7 +213,11 @@ async def test_structured_results_match_their_output_schemas(tmp_path: Path) -> 
                  ("memory_search", {"query": "fact"}), ("memory_list", {}), ("memory_read", {"memory_id": m["id"]}),
                  ("memory_update", {"memory_id": m["id"], "importance": 0.7}),
                  ("memory_consolidate", {"dry_run": True}), ("memory_summary", {}), ("reindex", {}),
+                 ("build_context", {"query": "new"}), ("build_context", {"query": "new", "format": "messages"}),
+                 ("session_append", {"session_id": "s", "turns": [{"role": "user", "content": "new"}]}),
+                 ("session_admin", {"action": "list"}),
                  ("memory_forget", {"memory_id": m["id"]}), ("note_delete", {"note_id": n["id"]})]
+        assert {tool for tool, _ in calls} == set(schemas)  # every listed tool's results are checked
         for tool, args in calls:
             r = await call(c, tool, args)
             jsonschema.validate(r.structured_content, schemas[tool])
