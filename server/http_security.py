@@ -9,6 +9,9 @@ Three ASGI layers, outermost first (``harden`` stacks them):
    unauthenticated request is refused before a byte of its body is read.
 3. ``BodyBudgetMiddleware``: reads the body itself, bounded per request, across all requests in flight,
    and in time, so stalled uploads cannot grow the server's memory without limit.
+4. ``SessionLimitMessage``: the SDK's bare "Too many open sessions" (503) says which limit and how to change it.
+5. ``CancelOnDisconnectMiddleware``: a client that hangs up before its answer has its request cancelled, as
+   if it had sent ``notifications/cancelled``, so abandoned work (a long ``build_context``) stops.
 """
 
 from __future__ import annotations
@@ -313,6 +316,153 @@ class BodyBudgetMiddleware:
                               "--max-buffered-bytes); retry shortly", [(b"retry-after", b"1")], close=True)
 
 
+class CancelOnDisconnectMiddleware:
+    """Cancel the JSON-RPC requests of a POST whose client disconnects before the response is complete.
+
+    The SDK keeps a session's requests running when their HTTP connection goes (the session outlives it), so a
+    client that gave up would leave its work burning CPU. On a disconnect this layer posts
+    ``notifications/cancelled`` for each request id of the body to the same session, exactly what a polite
+    client sends. Stateless mode has no session to post to: there the request is left to finish.
+    """
+
+    def __init__(self, app: ASGIApp, cancel_timeout: float = 10.0) -> None:
+        self.app = app
+        self.cancel_timeout = cancel_timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST" or not _header(scope, b"mcp-session-id"):
+            await self.app(scope, receive, send)
+            return
+        original = dict(scope)  # the app's router adds keys to the scope it is given
+        first = await receive()
+        if first["type"] != "http.request" or first.get("more_body", False):  # not one whole body: stay out
+            await self.app(scope, _replaying(first, receive), send)
+            return
+        body = bytes(first.get("body", b""))
+        disconnected = anyio.Event()
+        answered = False
+        given = False
+
+        async def app_receive() -> dict[str, Any]:
+            nonlocal given
+            if not given:
+                given = True
+                return first
+            await disconnected.wait()
+            return {"type": "http.disconnect"}
+
+        async def tracking_send(message: dict[str, Any]) -> None:
+            nonlocal answered
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                answered = True
+            await send(message)
+
+        async def watch() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            disconnected.set()
+            if not answered:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(self.cancel_timeout):
+                    await self._cancel(original, body)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(watch)
+            await self.app(scope, app_receive, tracking_send)
+            tg.cancel_scope.cancel()
+
+    async def _cancel(self, scope: Scope, body: bytes) -> None:
+        ids = _request_ids(body)
+        if not ids:
+            return
+        log.info("client disconnected before the answer: cancelling request(s) %s", ids)
+        for rid in ids:
+            notice = json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                 "params": {"requestId": rid, "reason": "client disconnected"}}).encode()
+            try:
+                await self._post(scope, notice)
+            except Exception:  # the session may have ended meanwhile: nothing left to cancel
+                log.debug("could not cancel request %r", rid, exc_info=True)
+
+    async def _post(self, scope: Scope, body: bytes) -> None:
+        """POST ``body`` to the app with the original request's headers (session, auth); discard the answer."""
+        headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"content-length"]
+        headers.append((b"content-length", str(len(body)).encode()))
+
+        async def discard(message: dict[str, Any]) -> None:
+            return None
+
+        await self.app({**scope, "headers": headers}, _replaying({"type": "http.request", "body": body,
+                                                                   "more_body": False}, _disconnected), discard)
+
+
+async def _disconnected() -> dict[str, Any]:
+    return {"type": "http.disconnect"}
+
+
+class SessionLimitMessage:
+    """Name the limit in the SDK's 503 for a full session table, so an operator knows what to change."""
+
+    BARE = b"Too many open sessions"
+
+    def __init__(self, app: ASGIApp, limits: HttpLimits) -> None:
+        self.app = app
+        self.message = (f"too many open MCP sessions ({limits.max_sessions}, --max-sessions "
+                        f"{limits.max_sessions}); idle ones close after {limits.session_idle_timeout:g} s "
+                        "(--session-idle-timeout); retry later, or run the server with --stateless")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or _header(scope, b"mcp-session-id"):
+            await self.app(scope, receive, send)
+            return
+        held: dict[str, Any] | None = None
+
+        async def rewriting_send(message: dict[str, Any]) -> None:
+            nonlocal held
+            if message["type"] == "http.response.start" and message.get("status") == 503:
+                held = message  # wait for the body: only the session-table refusal is rewritten
+                return
+            if held is not None and message["type"] == "http.response.body":
+                start, held = held, None
+                body = message.get("body", b"")
+                if self.BARE in body and not message.get("more_body", False):
+                    try:
+                        data = json.loads(body)
+                        data["error"]["message"] = self.message
+                        body = json.dumps(data).encode()
+                    except (ValueError, KeyError, TypeError):
+                        pass
+                    headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+                    start = {**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]}
+                    message = {**message, "body": body}
+                await send(start)
+            await send(message)
+
+        await self.app(scope, receive, rewriting_send)
+
+
+def _replaying(first: dict[str, Any], receive: Receive) -> Receive:
+    given = False
+
+    async def replay() -> dict[str, Any]:
+        nonlocal given
+        if not given:
+            given = True
+            return first
+        return await receive()
+    return replay
+
+
+def _request_ids(body: bytes) -> list[Any]:
+    """The ids of the JSON-RPC requests (not notifications or responses) in a POST body."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return []
+    messages = data if isinstance(data, list) else [data]
+    return [m["id"] for m in messages if isinstance(m, dict) and "method" in m and m.get("id") is not None
+            and isinstance(m["id"], (str, int))]
+
+
 def capped_h11_protocol(limits: HttpLimits) -> type:
     """uvicorn's h11 protocol with two limits uvicorn lacks, both applied per TCP connection.
 
@@ -342,8 +492,10 @@ def capped_h11_protocol(limits: HttpLimits) -> type:
 
 def harden(app: ASGIApp, *, allowed_hosts: Iterable[str] = (), token: str | None = None,
            limits: HttpLimits | None = None) -> ASGIApp:
-    """Wrap the MCP app: Host/Origin first, then the token, then the body budget."""
-    wrapped: ASGIApp = BodyBudgetMiddleware(app, limits or HttpLimits())
+    """Wrap the MCP app: Host/Origin first, then the token, the body budget, the session-limit message and
+    cancel-on-disconnect."""
+    limits = limits or HttpLimits()
+    wrapped: ASGIApp = BodyBudgetMiddleware(SessionLimitMessage(CancelOnDisconnectMiddleware(app), limits), limits)
     if token:
         wrapped = BearerTokenMiddleware(wrapped, token)
     return HostOriginMiddleware(wrapped, allowed_hosts)

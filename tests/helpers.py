@@ -161,3 +161,158 @@ def _complete(data: bytes) -> bool:
         if name.strip().lower() == b"content-length":
             return len(body) >= int(value.strip())
     return True
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) a process has used so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_of(pid: int) -> int:
+    """A process's resident memory now, in bytes (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS line")
+
+
+def wait_until_idle(pid: int, *, within: float, window: float = 1.0, max_share: float = 0.25) -> float:
+    """Wait until the process uses under ``max_share`` of a core over ``window`` s; fail after ``within`` s.
+
+    Returns the seconds it took. Used to check that abandoned work really stops, not just its reply."""
+    started = time.monotonic()
+    while True:
+        before, t0 = cpu_seconds(pid), time.monotonic()
+        time.sleep(window)
+        share = (cpu_seconds(pid) - before) / (time.monotonic() - t0)
+        if share < max_share:
+            return time.monotonic() - started
+        assert time.monotonic() - started < within, f"process {pid} still busy ({share:.0%} of a core) after {within:g} s"
+
+
+class StdioServer:
+    """``ctxnotes serve`` over stdio, spoken to in raw JSON-RPC lines by a reader thread.
+
+    Requests may overlap (``send`` then ``wait``), every wait has a deadline, notifications can be sent
+    (``notifications/cancelled``), and the process's pid, memory and CPU are at hand. stderr goes to a file.
+    """
+
+    def __init__(self, workspace: Path, extra: Sequence[str] = (), env: dict[str, str] | None = None,
+                 log_dir: Path | None = None, start_timeout: float = START_TIMEOUT) -> None:
+        import json
+        import threading
+        self._json = json
+        log_dir = log_dir or workspace.parent
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = log_dir / f"stdio-{os.getpid()}-{time.monotonic_ns()}.log"
+        self._err = open(self.log_path, "w+b")
+        self.proc = subprocess.Popen([*CLI, "serve", "--workspace", str(workspace), *extra], cwd=REPO,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err,
+                                     env=clean_env(env))
+        self.pid = self.proc.pid
+        self._next = 0
+        self._lock = threading.Lock()
+        self._replies: dict[int, dict[str, Any]] = {}
+        self._arrived = threading.Condition(self._lock)
+        self.notifications: list[dict[str, Any]] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        try:
+            self.request("initialize", INIT["params"], timeout=start_timeout)
+            self.notify("notifications/initialized")
+        except BaseException:
+            self.close()
+            raise
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            msg = self._json.loads(line)
+            with self._arrived:
+                if "id" in msg and "method" not in msg:
+                    self._replies[msg["id"]] = msg
+                else:
+                    self.notifications.append(msg)
+                self._arrived.notify_all()
+        with self._arrived:
+            self._arrived.notify_all()
+
+    def _write(self, msg: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(self._json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        self._write({"jsonrpc": "2.0", "method": method, **({"params": params} if params is not None else {})})
+
+    def send(self, method: str, params: dict[str, Any]) -> int:
+        """Send a request without waiting; returns its id for ``wait``."""
+        with self._lock:
+            self._next += 1
+            rid = self._next
+        self._write({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        return rid
+
+    def wait(self, rid: int, timeout: float = 60.0) -> dict[str, Any]:
+        """The reply to request ``rid``; fails after ``timeout`` s or if the server dies."""
+        deadline = time.monotonic() + timeout
+        with self._arrived:
+            while rid not in self._replies:
+                left = deadline - time.monotonic()
+                if self.proc.poll() is not None and not self._reader.is_alive():
+                    raise AssertionError(f"server exited with {self.proc.returncode}: {self.log()[-2000:]}")
+                assert left > 0, f"no reply to request {rid} within {timeout:g} s"
+                self._arrived.wait(min(left, 0.5))
+            return self._replies.pop(rid)
+
+    def request(self, method: str, params: dict[str, Any], timeout: float = 60.0) -> dict[str, Any]:
+        return self.wait(self.send(method, params), timeout)
+
+    def reply_if_any(self, rid: int, timeout: float = 0.0) -> dict[str, Any] | None:
+        """The reply to ``rid`` if one arrives within ``timeout`` s, else None (a cancelled request may get none)."""
+        deadline = time.monotonic() + timeout
+        with self._arrived:
+            while rid not in self._replies and time.monotonic() < deadline:
+                self._arrived.wait(max(deadline - time.monotonic(), 0.01))
+            return self._replies.pop(rid, None)
+
+    def call(self, name: str, args: dict[str, Any], timeout: float = 60.0) -> dict[str, Any]:
+        """A ``tools/call`` result (``isError`` may be set); a JSON-RPC error fails the test."""
+        reply = self.request("tools/call", {"name": name, "arguments": args}, timeout)
+        assert "result" in reply, reply
+        return reply["result"]
+
+    def tool(self, name: str, args: dict[str, Any], timeout: float = 60.0) -> Any:
+        """A successful tool call's structured content."""
+        result = self.call(name, args, timeout)
+        assert not result.get("isError"), result["content"][0]["text"]
+        return result["structuredContent"]
+
+    def rss_bytes(self) -> int:
+        return rss_of(self.pid)
+
+    def cpu_seconds(self) -> float:
+        return cpu_seconds(self.pid)
+
+    def log(self) -> str:
+        """Everything the server wrote to stderr so far."""
+        if not self._err.closed:
+            self._err.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def close(self, timeout: float = 15.0) -> int:
+        """Close stdin (the client goes away), then terminate or kill if the server does not exit."""
+        with contextlib.suppress(OSError, ValueError):
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=timeout)
+        self._reader.join(timeout)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self._err.close()
+        return self.proc.returncode
