@@ -11,7 +11,7 @@ from typing import Any
 from collections.abc import Callable
 
 from . import packets as P
-from .compress import Summarizer, condense_history, extractive_shorten, shorten
+from .compress import Summarizer, extractive_shorten, shorten
 from .errors import ContextCancelled, ContextError
 from .gather import (Gathered, check_input_size, gather_documents, gather_evidence, gather_history_cached,
                      gather_task_state,
@@ -25,6 +25,7 @@ from .sources import EvidenceProvider
 from .structure import (MESSAGE_OVERHEAD_TOKENS, STATE_HEADING, SUPPORT_HEADING, Layout, group_cost,
                         layout, output_tokens, packet_cost, render_messages, render_text,
                         section_tokens)
+from .tiers import history_tiers
 from .tokens import DEFAULT_ENCODING, TokenCounter
 
 FORMATS = ("text", "messages")
@@ -148,41 +149,51 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
     sel = select_packets(g.candidates, available - reserve, profile, group_cost=day_cost,
                          min_relevance=min_relevance, shorten=shorten_packet, stop_check=stop_check)
 
-    # Compress: older turns that did not fit verbatim become one condensed packet.
+    # Compress: turns that did not fit verbatim, older than the newest kept one, become the tiers
+    # (the middle condensed, the oldest as a short extract; see tiers.py) in the room left.
     report(2, "compress")
     chosen = list(sel.selected)
-    left_out = {p.id for p, _ in sel.dropped if p.source == P.HISTORY}  # ids: no key string per turn
-    room = available - sel.used
+    dropped = list(sel.dropped)
+
+    def exact(chosen: list[Packet], dropped: list[tuple[Packet, str]]) -> tuple[Layout, int]:
+        """Lay out and count exactly; while over budget, drop the weakest item (tiers first: score -1)."""
+        lay = layout(system, g.query, tools_kept, chosen)
+        tokens = output_tokens(lay, format, counter)
+        while tokens > budget:
+            stop_check()
+            if not chosen:  # cannot happen: the skeleton alone was checked to fit
+                raise ContextError(f"could not fit the query into {budget} tokens; raise max_tokens")
+            worst = min(chosen, key=lambda p: (p.source == P.TASK_STATE, p.score, p.position))
+            chosen.remove(worst)
+            dropped.append((worst, "did not fit the budget (exact count)"))
+            _forget_compression(compressed, worst)
+            lay = layout(system, g.query, tools_kept, chosen)
+            tokens = output_tokens(lay, format, counter)
+        return lay, tokens
+
+    # Whole items first: the exact count leaves slack the estimates did not see, and whole turns fill
+    # it before any tier does (outside the room reserved for the tiers when history does not fit).
+    lay, tokens = exact(chosen, dropped)
+    chosen, dropped, lay, tokens = _top_up(chosen, dropped, lay, tokens, budget - reserve, system, g,
+                                           tools_kept, format, counter)
+    # Then the tiers (tiers.py): turns still left out, older than the newest kept one, condensed or
+    # extracted into the room that is left.
+    room = budget - tokens - (container if format == "messages" else 0)
     if room >= 40 and hist:
+        # Ids, not keys: no key string per turn. Near-duplicates are not "did not fit": a kept turn says it.
+        left_out = {p.id for p, reason in dropped if p.source == P.HISTORY and not reason.startswith("near-dup")}
         kept_positions = [p.position for p in chosen if p.source == P.HISTORY]
         newest_kept = max(kept_positions, default=len(hist))
         older = [p for p in hist if p.id in left_out and p.position < newest_kept]
-        condensed = condense_history(older, qterms, room - 1, counter) if older else None
-        if condensed is not None:
-            summary = Packet(source=P.SUMMARY, id="earlier-conversation", content=condensed[0],
-                             relevance=0.0, score=-1.0, compression="condensed")
-            summary.tokens = cost(summary)
-            chosen.append(summary)
-            compressed.append({"source": P.SUMMARY, "id": summary.id, "from_tokens": sum(p.tokens for p in older),
-                               "to_tokens": summary.tokens, "method": "condensed",
-                               "turns": condensed[1]})
+        tiers = history_tiers(older, newest_kept, qterms, room, counter, cost)
+        for packet, row in tiers:
+            chosen.append(packet)
+            compressed.append(row)
+        if tiers:
+            lay, tokens = exact(chosen, dropped)
 
-    # Structure, then enforce the budget on the exact final output.
+    # Structure: whatever slack is left takes more whole items, each checked with an exact count.
     report(3, "structure")
-    dropped = list(sel.dropped)
-    lay = layout(system, g.query, tools_kept, chosen)
-    tokens = output_tokens(lay, format, counter)
-    while tokens > budget:
-        stop_check()
-        removable = [p for p in chosen]
-        if not removable:  # cannot happen: the skeleton alone was checked to fit
-            raise ContextError(f"could not fit the query into {budget} tokens; raise max_tokens")
-        worst = min(removable, key=lambda p: (p.source == P.TASK_STATE, p.score, p.position))
-        chosen.remove(worst)
-        dropped.append((worst, "did not fit the budget (exact count)"))
-        _forget_compression(compressed, worst)
-        lay = layout(system, g.query, tools_kept, chosen)
-        tokens = output_tokens(lay, format, counter)
     chosen, dropped, lay, tokens = _top_up(chosen, dropped, lay, tokens, budget, system, g, tools_kept,
                                            format, counter)
 

@@ -178,11 +178,15 @@ def condense_history(turns: Sequence[Packet], query_terms: Sequence[str], max_to
                 candidates.append((score, t_index, s_index, f"- {turn.role}: {sentence}"))
     candidates.sort(key=lambda c: (-c[0], -c[1]))  # most useful first, newer on ties
     picked: list[tuple[int, int, str]] = []
+    seen: set[str] = set()
     used = 0
     for _score, t_index, s_index, line in candidates:
+        if line in seen:
+            continue  # the same line twice ("ok", a repeated greeting) says nothing new
         cost = counter.count(line) + 1
         if used + cost <= room:
             picked.append((t_index, s_index, line))
+            seen.add(line)
             used += cost
     if not picked:
         return None
