@@ -207,7 +207,8 @@ async def test_structured_results_match_their_output_schemas(tmp_path: Path) -> 
         schemas = {t.name: t.output_schema for t in (await c.list_tools()).tools}
         n = (await call(c, "note_create", {"title": "T", "content": "# h\nbody", "tags": ["x"]})).structured_content
         m = (await call(c, "memory_add", {"content": "fact", "memory_type": "semantic"})).structured_content
-        calls = [("note_create", {"title": "U"}), ("note_read", {"note_id": n["id"]}),
+        calls = [("note_create", {"title": "U"}), ("memory_add", {"content": "event"}),
+                 ("note_read", {"note_id": n["id"]}),
                  ("note_update", {"note_id": n["id"], "content": "new"}), ("note_search", {"query": "new"}),
                  ("note_list", {}), ("note_summary", {}), ("note_history", {"note_id": n["id"]}),
                  ("memory_search", {"query": "fact"}), ("memory_list", {}), ("memory_read", {"memory_id": m["id"]}),
