@@ -16,18 +16,39 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import TypedDict
 
-from bench.devsets import DEFAULT_LOCOMO, SET_NAMES, Conversation, DevSet, all_sets, load_locomo
+from bench.devsets import DEFAULT_LOCOMO, SET_NAMES, Conversation, DevSet, Turn, all_sets, load_locomo
 from context import TokenCounter, build_context
 from context.relevance import LexicalScorer, terms_of
 from notes_store.analysis import query_terms
 
 BUDGETS = (1000, 2000, 4000)
 METHODS = ("build_context", "bm25", "recent")
+
+Rows = dict[str, dict[int, list[float]]]            # method -> budget -> per-question recall
+PerCategory = dict[int | str, dict[int, list[float]]]  # category -> budget -> build_context recall
+
+
+class Evaluation(TypedDict):
+    means: dict[str, dict[int, float]]   # method -> budget -> mean recall
+    per_cat: PerCategory
+    over_budget: int                     # build_context outputs over their budget (must stay 0)
+
+
+class Timing(TypedDict):
+    turns: int
+    budget: int
+    runs: int
+    first_ms: float
+    same_median_ms: float
+    same_p95_ms: float
+    growing_median_ms: float
+    growing_p95_ms: float
 
 
 def recall(packed: str, evidence: list[str], by_id: dict[str, str]) -> float:
@@ -56,13 +77,13 @@ def bm25_order(scorer: LexicalScorer, question: str) -> list[int]:
     return [i for i in sorted(range(scorer.n), key=lambda i: -scores[i]) if scores[i] > 0]
 
 
-def bm25_baseline(history: list[dict], question: str, budget: int, counter: TokenCounter,
+def bm25_baseline(history: list[Turn], question: str, budget: int, counter: TokenCounter,
                   scorer: LexicalScorer) -> str:
     contents = [t["content"] for t in history]
     return pack_in_order(contents, bm25_order(scorer, question), budget, counter)
 
 
-def recent_baseline(history: list[dict], budget: int, counter: TokenCounter) -> str:
+def recent_baseline(history: list[Turn], budget: int, counter: TokenCounter) -> str:
     contents = [t["content"] for t in history]
     return pack_in_order(contents, list(range(len(contents) - 1, -1, -1)), budget, counter)
 
@@ -85,7 +106,7 @@ def ablated(parts: list[str]) -> Iterator[None]:
 
 
 def evaluate_conversation(conv: Conversation, budgets: tuple[int, ...], counter: TokenCounter,
-                          rows: dict[str, dict[int, list[float]]], per_cat: dict[int, dict[int, list[float]]],
+                          rows: Rows, per_cat: PerCategory,
                           methods: tuple[str, ...] = METHODS) -> int:
     """Add each question's recall per method and budget to ``rows``; return outputs over budget."""
     scorer = LexicalScorer([terms_of(t["content"]) for t in conv.history])
@@ -108,16 +129,17 @@ def evaluate_conversation(conv: Conversation, budgets: tuple[int, ...], counter:
     return over
 
 
-def evaluate(ds: DevSet, budgets: tuple[int, ...], methods: tuple[str, ...] = METHODS) -> dict:
+def evaluate(ds: DevSet, budgets: tuple[int, ...], methods: tuple[str, ...] = METHODS) -> Evaluation:
+    """Mean recall per method and budget over every question of ``ds``, build_context's per category."""
     counter = TokenCounter("cl100k_base")
-    rows: dict[str, dict[int, list[float]]] = {m: {b: [] for b in budgets} for m in methods}
-    per_cat: dict[int, dict[int, list[float]]] = {}
+    rows: Rows = {m: {b: [] for b in budgets} for m in methods}
+    per_cat: PerCategory = {}
     over = sum(evaluate_conversation(c, budgets, counter, rows, per_cat, methods) for c in ds.conversations)
     means = {m: {b: statistics.mean(v) if v else 0.0 for b, v in by_b.items()} for m, by_b in rows.items()}
     return {"means": means, "per_cat": per_cat, "over_budget": over}
 
 
-def timing(turns: int = 600, budget: int = 2000, runs: int = 40, data: Path = DEFAULT_LOCOMO) -> dict:
+def timing(turns: int = 600, budget: int = 2000, runs: int = 40, data: Path = DEFAULT_LOCOMO) -> Timing:
     """build_context latency with a ``turns``-turn history (conv-26, or a generated log without it,
     extended by repeating it with distinct suffixes): first call on a new history; the same history
     asked different questions; an agent loop where the history grows by one turn per call."""
@@ -133,7 +155,7 @@ def timing(turns: int = 600, budget: int = 2000, runs: int = 40, data: Path = DE
     build_context(questions[0]["question"], history=long[:turns], max_tokens=budget)
     first = (time.perf_counter() - t0) * 1000
 
-    def measure(history_for) -> list[float]:
+    def measure(history_for: Callable[[int], list[Turn]]) -> list[float]:
         times = []
         for k, q in enumerate((questions * 2)[:runs]):
             hist = history_for(k)
@@ -144,7 +166,10 @@ def timing(turns: int = 600, budget: int = 2000, runs: int = 40, data: Path = DE
 
     same = measure(lambda k: long[:turns])
     growing = measure(lambda k: long[k + 1:turns + k + 1])
-    p95 = lambda ts: ts[int(0.95 * (len(ts) - 1))]  # noqa: E731
+
+    def p95(ts: list[float]) -> float:
+        return ts[int(0.95 * (len(ts) - 1))]
+
     return {"turns": turns, "budget": budget, "runs": runs, "first_ms": first,
             "same_median_ms": statistics.median(same), "same_p95_ms": p95(same),
             "growing_median_ms": statistics.median(growing), "growing_p95_ms": p95(growing)}
@@ -182,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
             ratio = [res["means"]["build_context"][b] / res["means"]["bm25"][b] if res["means"]["bm25"][b]
                      else float("inf") for b in budgets]
             print(f"{'':<28}{'ratio to bm25':<15}" + "".join(f"{r:>8.2f}" for r in ratio))
-            if ds.name == "conv26" or ds.name.endswith("memlog"):
+            if ds.name in ("conv26", "en-dialogue") or ds.name.endswith("memlog"):
                 for c, by_b in sorted(res["per_cat"].items()):
                     print(f"{'':<28}{f'  {c}':<15}" + "".join(f"{statistics.mean(by_b[b]):>8.3f}"
                                                                        for b in budgets))

@@ -15,6 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.devsets import DEV_SEEDS, HELD_OUT_SEEDS, Conversation, memlog_set  # noqa: E402
+from bench.devsets.dialogues import generate_dialogue  # noqa: E402
 from bench.devsets.memlogs import generate_memlog  # noqa: E402
 from bench.devsets.statement_logs import generate_log  # noqa: E402
 
@@ -23,6 +24,7 @@ GENERATORS = {
     "en-log": lambda seed: generate_log("en", seed),
     "zh-memlog": lambda seed: generate_memlog("zh", seed),
     "en-memlog": lambda seed: generate_memlog("en", seed),
+    "en-dialogue": generate_dialogue,
 }
 
 
@@ -106,3 +108,40 @@ def test_dev_and_held_out_seeds_differ():
     held_turns = [t["content"] for c in held.conversations for t in c.history]
     # Prefixes (time, place) make turns distinct across histories; a shared turn would mean shared seeds.
     assert sum(t in dev_turns for t in held_turns) < len(held_turns) * 0.01
+
+
+def _speaker(content: str) -> str:
+    return content.split(": ", 1)[0]
+
+
+def test_dialogue_shape():
+    """Two speakers on alternating roles, many dated sessions; replies that need the previous turn,
+    and questions whose evidence spans sessions."""
+    conv = generate_dialogue(5)
+    speakers = {_speaker(t["content"]): t["role"] for t in conv.history}
+    assert len(speakers) == 2 and set(speakers.values()) == {"user", "assistant"}
+    sessions = {t["id"].split(":")[0] for t in conv.history}
+    assert len(sessions) >= 18
+    pos = {t["id"]: k for k, t in enumerate(conv.history)}
+    replies = [q for q in conv.questions if q["category"] == "q-and-reply"]
+    assert replies
+    for q in replies:
+        first, second = q["evidence"]
+        assert pos[second] == pos[first] + 1
+        assert _speaker(conv.by_id[first]) != _speaker(conv.by_id[second])
+        assert q["answer"] not in conv.by_id[first]     # the answer is in the reply, the topic before it
+    spans = [q for q in conv.questions if q["category"] == "multi-session"]
+    assert spans and all(len({e.split(":")[0] for e in q["evidence"]}) == 2 for q in spans)
+    # Turns of one session share its date; sessions go forward in time.
+    stamps = [t["timestamp"] for t in conv.history]
+    assert stamps == sorted(stamps)
+
+
+def test_dialogue_questions_name_their_speaker():
+    """Both speakers can have the same kind of storyline: a question names whose it is."""
+    conv = generate_dialogue(6)
+    names = {_speaker(t["content"]) for t in conv.history}
+    for q in conv.questions:
+        owner = [n for n in names if n in q["question"]]
+        assert len(owner) == 1, q
+        assert any(_speaker(conv.by_id[e]) == owner[0] for e in q["evidence"]), q

@@ -8,6 +8,8 @@
 - ``zh-log`` / ``en-log``: statement logs produced by ``bench.devsets.statement_logs`` (our own
   templates, no outside data, CC0): about 40 unrelated threads of one user's short statements
   interleaved over a few days, each turn prefixed with its time and place, all role ``user``.
+- ``en-dialogue``: two-speaker multi-session conversations from ``bench.devsets.dialogues`` (CC0):
+  answers given in replies, short replies that need the previous turn, storylines revisited.
 - ``zh-memlog`` / ``en-memlog``: harder logs of that shape from ``bench.devsets.memlogs`` (CC0):
   300-800 turns, several persons of one kind, updated facts, near-miss turns, paraphrased,
   conditional and comparative questions.
@@ -23,12 +25,13 @@ import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from .dialogues import generate_dialogue
 from .memlogs import generate_memlog
 from .model import Conversation, DevSet, Question, Turn
 from .statement_logs import generate_log
 
 __all__ = ["Conversation", "DevSet", "Question", "Turn", "DEFAULT_LOCOMO", "DEV_SEEDS", "HELD_OUT_SEEDS",
-           "SET_NAMES", "all_sets", "interleave_sessions", "load_locomo", "memlog_set", "statement_log_set",
+           "SET_NAMES", "all_sets", "dialogue_set", "interleave_sessions", "load_locomo", "memlog_set", "statement_log_set",
            "strip_session"]
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -122,7 +125,16 @@ def memlog_set(lang: str, seeds: tuple[int, ...], split: str) -> DevSet:
     return DevSet(f"{lang}-memlog", split, convs)
 
 
-SET_NAMES = ("conv26", "conv26-interleaved", "zh-log", "en-log", "zh-memlog", "en-memlog")
+DIALOGUES_PER_SEED = 3
+
+
+def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
+    """``en-dialogue``: generated two-speaker multi-session conversations, 3 per seed."""
+    return DevSet("en-dialogue", split, [generate_dialogue(seed * 100 + k)
+                                         for seed in seeds for k in range(DIALOGUES_PER_SEED)])
+
+
+SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "zh-log", "en-log", "zh-memlog", "en-memlog")
 
 
 def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> list[DevSet]:
@@ -135,6 +147,9 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
         sets.append(DevSet("conv26-interleaved", "dev", [interleave_sessions(conv, seed=1)]))
         if held_out:
             sets.append(DevSet("conv26-interleaved", "held-out", [interleave_sessions(conv, seed=2)]))
+    sets.append(dialogue_set(DEV_SEEDS, "dev"))
+    if held_out:
+        sets.append(dialogue_set(HELD_OUT_SEEDS, "held-out"))
     for make in (statement_log_set, memlog_set):
         for lang in ("zh", "en"):
             sets.append(make(lang, DEV_SEEDS, "dev"))

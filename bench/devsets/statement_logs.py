@@ -15,6 +15,7 @@ import random
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TypedDict
 
 from .model import Conversation, Question, Turn
 
@@ -36,7 +37,20 @@ def _f(values: str, statements: str, questions: str) -> Fact:
     return Fact(tuple(values.split("|")), tuple(statements.split("|")), tuple(questions.split("|")))
 
 
-ZH = {
+class Spec(TypedDict):
+    """A language's pools; most are "|"-separated strings."""
+
+    relations: str
+    names: str
+    places: str
+    facts: list[Fact]
+    fillers: str
+    pronoun_fillers: str
+    who: list[str]
+    prefix: str
+
+
+ZH: Spec = {
     "relations": "叔叔|阿姨|同事|老板|邻居|室友|同学|朋友",
     "names": "张伟|李娜|王强|刘洋|陈静|杨帆|赵磊|黄丽|周杰|吴敏|徐涛|孙悦|马超|朱琳|胡斌|郭峰|何欢|林晓|高远|罗丹|"
              "宋佳|唐亮|韩梅|冯刚|邓超|曹颖|彭飞|曾琪|萧然|田野|董洁|袁野|潘虹|蒋勤|蔡明|余晖|杜鹃|叶青|程程|魏来",
@@ -76,7 +90,7 @@ ZH = {
     "prefix": "{month}月{day}日 {hh:02d}:{mm:02d} 在{place}：",
 }
 
-EN = {
+EN: Spec = {
     "relations": "uncle|aunt|colleague|boss|neighbour|roommate|classmate|friend",
     "names": "Tom|Anna|Mark|Lucy|Peter|Grace|David|Emma|Jack|Olivia|Sam|Chloe|Ben|Nora|Leo|Ruth|Adam|Iris|"
              "Owen|Maya|Hugo|Ella|Ivan|Lena|Noah|Zoe|Felix|Mia|Oscar|Ada|Rex|Tess|Gus|Vera|Neil|Joy|Abe|"
@@ -123,7 +137,7 @@ EN = {
     "who": ["my {rel}", "my {rel} {name}"],
     "prefix": "{monthname} {day}, {hh:02d}:{mm:02d}, at {place}: ",
 }
-LANGS = {"zh": ZH, "en": EN}
+LANGS: dict[str, Spec] = {"zh": ZH, "en": EN}
 
 
 def _cap(text: str) -> str:
