@@ -70,3 +70,44 @@ def test_ranking_equals_exhaustive_bm25(tmp_path, committed):
         for (_row, score), want in zip(got.rows, best):
             assert math.isclose(score, want, rel_tol=1e-4), word
     ws.close()
+
+
+def _close(got: list[float], want: list[float]) -> bool:
+    return len(got) == len(want) and all(math.isclose(a, b, rel_tol=1e-4) for a, b in zip(got, want))
+
+
+def test_pruned_totals_are_exact_under_the_bound_and_lower_bounds_past_it(tmp_path):
+    """'Some words' search with a small count bound: the top 10 stay exact; a total is exact or, past
+    the bound, flagged as a lower bound that is still at least the bound and never above the truth."""
+    rng = random.Random(5)
+    ws = open_workspace(tmp_path / "w", commit_delay=3600)
+    texts = {}
+    for i in range(200):
+        words = " ".join(rng.choices(WORDS, weights=[1] * 24 + [40, 25], k=rng.randint(3, 30)))
+        note = ws.notes.create(f"doc {i}", words)
+        key = f"notes/{note.id}.md"
+        texts[key] = indexed_text(IndexEntry(key, "note", "general", [], 0.0, f"doc {i}", words))
+    ws.flush()
+    ws.search_backend.count_bound = 20
+    flagged = 0
+    for _ in range(60):
+        query = " ".join(rng.sample(WORDS, rng.randint(2, 6)))
+        units = query_units(query)
+        terms = list(dict.fromkeys(t for u in units for t in u.terms))
+        expected = _brute_force(texts, terms)
+        got = ws.search_ranked(units, Filters("note"), 10, match_all=False)
+        if got.total_is_lower_bound:
+            flagged += 1
+            assert 20 <= got.total <= len(expected), query
+        else:
+            assert got.total == len(expected), query
+        best = sorted(expected.values(), reverse=True)[:10]
+        assert _close([s for _r, s in got.rows], best), query
+        # Every word: the documents holding all of them, ranked by the same scores.
+        every = {k: v for k, v in expected.items()
+                 if set(terms) <= set(index_terms(texts[k]))}
+        got_all = ws.search_ranked(units, Filters("note"), 10, match_all=True)
+        assert got_all.total == len(every) and not got_all.total_is_lower_bound, query
+        assert _close([s for _r, s in got_all.rows], sorted(every.values(), reverse=True)[:10]), query
+    assert flagged  # common words made some totals pass the bound
+    ws.close()
