@@ -263,9 +263,9 @@ def _refresh(key: str, fd: int, st: os.stat_result) -> _Parsed:
         entry.turns.append(turn)
         shaped = {"role": turn["role"], "content": turn["content"], "id": turn["id"]}
         # Every key build_context reads: a tool turn's call id and name shape its message and label.
-        for key in ("timestamp", "tool_call_id", "name"):
-            if turn.get(key) is not None:
-                shaped[key] = turn[key]
+        for name in ("timestamp", "tool_call_id", "name"):
+            if turn.get(name) is not None:
+                shaped[name] = turn[name]
         entry.history.append(shaped)
     entry.consumed += end
     entry.tail_bytes = len(data) - end

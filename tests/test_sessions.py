@@ -39,10 +39,20 @@ def test_append_and_read_back(tmp_path):
     # One JSON object per line, append-only: the file is exactly the lines in order.
     lines = (tmp_path / "sessions" / "chat-1.jsonl").read_text().splitlines()
     assert [json.loads(line)["id"] for line in lines] == ["turn-0", "turn-1", "turn-2", "mine"]
-    # The history shape build_context takes: role, content, id, and timestamp only when given.
+    # The history shape build_context takes: role, content, id, and timestamp/tool_call_id/name only when given.
     hist = session_history(tmp_path, "chat-1")
     assert hist[0] == {"role": "user", "content": "turn number 0", "id": "turn-0"}
-    assert hist[-1] == {"role": "tool", "content": "42", "id": "mine", "timestamp": "2026-11-30T10:00:00Z"}
+    assert hist[-1] == {"role": "tool", "content": "42", "id": "mine", "timestamp": "2026-11-30T10:00:00Z",
+                        "tool_call_id": "c1", "name": "calc"}
+    # So a tool turn packs the same from the session as from the passed turns (its label, its call id).
+    from context import build_context
+    passed = turns(3) + [{"role": "tool", "content": "42", "tool_call_id": "c1", "name": "calc",
+                          "timestamp": "2026-11-30T10:00:00Z", "id": "mine"}]
+    for fmt in ("text", "messages"):
+        assert build_context("what did calc return?", history=hist, format=fmt).to_dict() == \
+            build_context("what did calc return?", history=passed, format=fmt).to_dict()
+    messages = build_context("what did calc return?", history=hist, format="messages").messages or []
+    assert any("[tool result calc]\n42" in m["content"] for m in messages)  # the name labels the folded tool turn
 
 
 def test_retried_append_is_idempotent_by_id_and_conflicts_are_refused(tmp_path):
