@@ -34,29 +34,36 @@ SHORT_REPLY_TERMS = 4        # a reply with at most this many content terms lean
 PRIOR_SCALE = 0.45           # excess adjacent linking (dialogue: ~0.4) that counts as fully linked
 FAR_OFFSET = 17              # "far apart" when sampling the history's background linking rate
 
-_cache: OrderedDict[tuple[object, ...], list[float]] = OrderedDict()
+_cache: OrderedDict[tuple[object, ...], tuple[list[float], float]] = OrderedDict()
 
 
 def adjacent_links(texts: Sequence[str], roles: Sequence[str | None],
                    segments: Sequence[str] | None = None) -> list[float]:
     """links[i] in 0..1: how strongly turn i and turn i+1 belong together (len(texts) - 1 values)."""
+    return link_structure(texts, roles, segments)[0]
+
+
+def link_structure(texts: Sequence[str], roles: Sequence[str | None],
+                   segments: Sequence[str] | None = None) -> tuple[list[float], float]:
+    """The adjacent links and the history's prior (0..1: how much more alike neighbours are than
+    turns far apart; a dialogue is near 1, a log of unrelated statements near 0)."""
     key = (tuple(texts), tuple(roles), tuple(segments) if segments is not None else None)
     found = _cache.get(key)
     if found is not None:
         _cache.move_to_end(key)
         return found
-    links = _compute(texts, roles, segments)
-    _cache[key] = links
+    result = _compute(texts, roles, segments)
+    _cache[key] = result
     while len(_cache) > 4:
         _cache.popitem(last=False)
-    return links
+    return result
 
 
 def _compute(texts: Sequence[str], roles: Sequence[str | None],
-             segments: Sequence[str] | None) -> list[float]:
+             segments: Sequence[str] | None) -> tuple[list[float], float]:
     n = len(texts)
     if n < 2:
-        return []
+        return [], 0.0
     terms = [_content_terms(x) for x in texts]
     df = Counter(chain.from_iterable(terms))
     limit = max(2, RARE_SHARE * n)
@@ -81,13 +88,19 @@ def _compute(texts: Sequence[str], roles: Sequence[str | None],
         if segments is not None and segments[i] != segments[i + 1]:
             link = 0.0  # a new day is a new session
         links.append(link)
-    return links
+    return links, prior
 
 
 @lru_cache(maxsize=65536)
 def _content_terms(text: str) -> frozenset[str]:
-    # Cached by text: a growing history repeats all but its newest turn.
-    return frozenset(t for t in terms_of(text) if is_content_term(t))
+    # Cached by text: a growing history repeats all but its newest turn. One- and two-digit
+    # numbers are left out: in a log they are the hours, minutes and days of each turn's time
+    # prefix, which neighbours share because time runs forward, not because they are related.
+    return frozenset(t for t in terms_of(text) if is_content_term(t) and not _is_small_number(t))
+
+
+def _is_small_number(term: str) -> bool:
+    return len(term) <= 2 and term.isdigit()
 
 
 def _prior(adjacent: list[float], far: list[float]) -> float:
@@ -105,9 +118,15 @@ def _speaker(text: str) -> str:
 
 
 def spread_along_links(scores: Sequence[float], links: Sequence[float], weight: float,
-                       window: int = 3, decay: float = 0.6) -> list[float]:
+                       window: int = 3, decay: float = 0.6, reinforce: float = 1.0) -> list[float]:
     """Each turn gains ``weight * decay**(d-1) * strength`` times the better neighbour's score at
-    distance d <= ``window``, where strength is the product of the links between them."""
+    distance d <= ``window``, where strength is the product of the links between them.
+
+    With ``reinforce`` < 1 a turn inherits only what its neighbour has beyond
+    ``(1 - reinforce)`` of its own score: two matching turns side by side lift each other only
+    as much as adjacency means something in this history (pass its prior). In a dialogue a run
+    of on-topic turns is a discussion of the topic; in a log it is a coincidence.
+    """
     n = len(scores)
     out = list(scores)
     for i in range(n):
@@ -118,8 +137,9 @@ def spread_along_links(scores: Sequence[float], links: Sequence[float], weight: 
             right_chain = right_chain * links[i + d - 1] if i + d < n else 0.0
             if left_chain <= 0.0 and right_chain <= 0.0:
                 break
-            left = left_chain * scores[i - d] if left_chain > 0.0 else 0.0
-            right = right_chain * scores[i + d] if right_chain > 0.0 else 0.0
+            own = (1.0 - reinforce) * scores[i]
+            left = left_chain * max(0.0, scores[i - d] - own) if left_chain > 0.0 else 0.0
+            right = right_chain * max(0.0, scores[i + d] - own) if right_chain > 0.0 else 0.0
             gain += decay ** (d - 1) * (left if left > right else right)
         out[i] += weight * gain
     return out
