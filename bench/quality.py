@@ -7,7 +7,7 @@ questions. Baselines: plain BM25 over the turns with the same analyzer (every qu
 question-word filtering, no neighbours), packed greedily; and the most recent turns.
 
 Run: python -m bench.quality [--data PATH] [--budgets 1000 2000 4000] [--sets NAME...]
-     [--dev-only] [--ablate spreading recency] [--no-timing]
+     [--dev-only] [--ablate spreading recency] [--no-timing] [--sizes]
 """
 
 from __future__ import annotations
@@ -175,6 +175,18 @@ def timing(turns: int = 600, budget: int = 2000, runs: int = 40, data: Path = DE
             "growing_median_ms": statistics.median(growing), "growing_p95_ms": p95(growing)}
 
 
+def print_sizes(sets: list[DevSet]) -> None:
+    """Histories, questions, and turns and tokens per history (min / median / max) of each set."""
+    counter = TokenCounter("cl100k_base")
+    print(f"{'set':<31}{'hist':>5}{'q':>6}   {'turns/history':<18}{'tokens/history':<22}")
+    for ds in sets:
+        turns = sorted(len(c.history) for c in ds.conversations)
+        toks = sorted(counter.count("\n".join(t["content"] for t in c.history)) for c in ds.conversations)
+        span = lambda xs: f"{xs[0]} / {int(statistics.median(xs))} / {xs[-1]}"  # noqa: E731
+        print(f"{ds.name + ' [' + ds.split + ']':<31}{len(ds.conversations):>5}{ds.n_questions:>6}   "
+              f"{span(turns):<18}{span(toks):<22}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_LOCOMO, help=f"LoCoMo conversation (default {DEFAULT_LOCOMO})")
@@ -185,15 +197,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ablate", nargs="+", default=[], choices=("spreading", "recency"),
                     help="diagnosis: switch neighbour spreading and/or recency off")
     ap.add_argument("--no-timing", action="store_true")
+    ap.add_argument("--sizes", action="store_true", help="only print each set's size (turns, questions, tokens)")
     args = ap.parse_args(argv)
     budgets = tuple(args.budgets)
     if not args.data.is_file():
         print(f"(LoCoMo data not found at {args.data}: the conv-26 sets are left out; pass --data PATH)")
     sets = [s for s in all_sets(args.data, held_out=not args.dev_only)
             if not args.sets or s.name in args.sets]
+    if args.sizes:
+        print_sizes(sets)
+        return 0
     print("evidence-turn recall in the packed context (reserve_ratio=0, notes and memory off)"
           + (f"; ablated: {', '.join(args.ablate)}" if args.ablate else ""))
-    print(f"{'set':<28}{'method':<15}" + "".join(f"{b:>8,}" for b in budgets))
+    print(f"{'set':<31}{'method':<15}" + "".join(f"{b:>8,}" for b in budgets))
     over_total = 0
     with ablated(args.ablate):
         for ds in sets:
@@ -203,13 +219,13 @@ def main(argv: list[str] | None = None) -> int:
             sub = f"{len(ds.conversations)} hist, {ds.n_questions} q"
             for k, m in enumerate(METHODS):
                 head = label if k == 0 else (sub if k == 1 else "")
-                print(f"{head:<28}{m:<15}" + "".join(f"{res['means'][m][b]:>8.3f}" for b in budgets))
+                print(f"{head:<31}{m:<15}" + "".join(f"{res['means'][m][b]:>8.3f}" for b in budgets))
             ratio = [res["means"]["build_context"][b] / res["means"]["bm25"][b] if res["means"]["bm25"][b]
                      else float("inf") for b in budgets]
-            print(f"{'':<28}{'ratio to bm25':<15}" + "".join(f"{r:>8.2f}" for r in ratio))
+            print(f"{'':<31}{'ratio to bm25':<15}" + "".join(f"{r:>8.2f}" for r in ratio))
             if ds.name in ("conv26", "en-dialogue") or ds.name.endswith("memlog"):
                 for c, by_b in sorted(res["per_cat"].items()):
-                    print(f"{'':<28}{f'  {c}':<15}" + "".join(f"{statistics.mean(by_b[b]):>8.3f}"
+                    print(f"{'':<31}{f'  {c}':<15}" + "".join(f"{statistics.mean(by_b[b]):>8.3f}"
                                                                        for b in budgets))
     print(f"outputs over budget: {over_total}")
     if not args.no_timing:

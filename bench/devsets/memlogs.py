@@ -1,6 +1,6 @@
 """Harder generated statement logs (issue 14): one user's short statements about ~40 threads.
 
-Shape: each history is 30-45 unrelated threads (one person of the user's life, or the user's own
+Shape: each history is 24-42 unrelated threads (one person of the user's life, or the user's own
 things), interleaved by time over a few days; every turn is prefixed with its time and place and
 has role ``user``. What makes it hard, on purpose:
 
@@ -383,7 +383,7 @@ EN = Lang(
              "{who}'s kid is in {v}.|{who}'s son is in {v} this year.|{who}'s daughter just started {v}.|"
              "{who}'s child goes to {v} now.",
              "What grade is {who}'s kid in?|How far along in school is {who}'s child?|"
-             "Which year of school is {who}'s child in?",
+             "Which year of school is {who}'s child in?|What grade is the child of {who} in?",
              "{who} says the kids get too much homework.|{who} is looking for a tutor for the kids.|"
              "{who}'s kids are on holiday.|{who} says parenting is exhausting."),
         attr("birthday",
@@ -519,7 +519,7 @@ def _ask_who(lang: Lang, th: _Thread) -> str:
 
 def _make_thread(lang: Lang, rng: random.Random, rel: str, name: str) -> _Thread:
     """A person's thread: 2-5 facts (some updated later), near-miss turns, fillers; in logical order."""
-    facts = [_Fact(a, rng.choice(a.values)) for a in rng.sample(lang.attrs, k=rng.randint(2, 4))]
+    facts = [_Fact(a, rng.choice(a.values)) for a in rng.sample(lang.attrs, k=rng.randint(3, 6))]
     th = _Thread(rel, name, facts)
     body: list[tuple[str, _Fact | None, str]] = []
     for f in facts:
@@ -599,12 +599,12 @@ def _names_for(lang: Lang, rng: random.Random, relations: list[str]) -> list[str
 
 
 def generate_memlog(lang_code: str, seed: int, *, with_timestamps: bool = False) -> Conversation:
-    """One history (30-45 threads, about 300-800 turns) and its questions, fixed by ``seed``."""
+    """One history (24-42 threads, 300-800 turns) and its questions, fixed by ``seed``."""
     lang = LANGS[lang_code]
     rng = random.Random(f"memlog-{lang_code}-{seed}")
     days = rng.randint(3, 6)
     start = datetime(2024, rng.randint(1, 11), rng.randint(1, 20))
-    n_threads = rng.randint(30, 42)
+    n_threads = rng.randint(24, 42)
     rels = [r for r, _ in lang.relations]
     weights = [w for _, w in lang.relations]
     chosen = rng.choices(rels, weights=weights, k=n_threads - rng.randint(1, 2))
@@ -614,10 +614,11 @@ def generate_memlog(lang_code: str, seed: int, *, with_timestamps: bool = False)
     # about only by a kind of fact no other person of that kind has (so the question has one answer).
     threads = [_make_thread(lang, rng, r, n if rng.random() < (0.5 if count[r] > 1 else 0.3) else "")
                for r, n in zip(chosen, names)]
+    mine = _make_self_thread(lang, rng)
     # Keep the log within MAX_TURNS (chit-chat adds an eighth): drop the last threads if it runs over.
-    while sum(len(th.items) for th in threads) * 9 // 8 > MAX_TURNS:
+    while (sum(len(th.items) for th in threads) + len(mine.items)) * 9 // 8 > MAX_TURNS:
         threads.pop()
-    threads += [_make_self_thread(lang, rng)]
+    threads.append(mine)
 
     # Place every item on the timeline; chit-chat turns fall anywhere.
     events: list[tuple[datetime, int, int]] = []      # time, thread (-1 chit-chat), item index
