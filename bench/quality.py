@@ -175,6 +175,10 @@ def timing(turns: int = 600, budget: int = 2000, runs: int = 40, data: Path = DE
             "growing_median_ms": statistics.median(growing), "growing_p95_ms": p95(growing)}
 
 
+def _span(xs: list[int]) -> str:
+    return f"{xs[0]} / {int(statistics.median(xs))} / {xs[-1]}"
+
+
 def print_sizes(sets: list[DevSet]) -> None:
     """Histories, questions, and turns and tokens per history (min / median / max) of each set."""
     counter = TokenCounter("cl100k_base")
@@ -182,9 +186,8 @@ def print_sizes(sets: list[DevSet]) -> None:
     for ds in sets:
         turns = sorted(len(c.history) for c in ds.conversations)
         toks = sorted(counter.count("\n".join(t["content"] for t in c.history)) for c in ds.conversations)
-        span = lambda xs: f"{xs[0]} / {int(statistics.median(xs))} / {xs[-1]}"  # noqa: E731
         print(f"{ds.name + ' [' + ds.split + ']':<31}{len(ds.conversations):>5}{ds.n_questions:>6}   "
-              f"{span(turns):<18}{span(toks):<22}")
+              f"{_span(turns):<18}{_span(toks):<22}")
 
 
 def main(argv: list[str] | None = None) -> int:
