@@ -59,14 +59,16 @@ STORIES: tuple[Story, ...] = (
                                 "a neighbour whose pet had a litter|the animal charity near the market",
                         chewed="my headphone cable|the corner of the sofa|a brand-new pair of trainers|"
                                "the television remote",
-                        lesson="obedience classes|agility training|puppy school"),
+                        lesson="obedience classes|agility training|puppy school",
+                        ago="two weeks ago|last Saturday|a month ago|on Tuesday|the day after we spoke"),
           (
               (_v("s: I've been looking at adopting a {pet} from {shelter}. / o: Oh, that would be lovely! "
                   "Are you sure you have the time? / s: I think so, I work from home most days now.",
                   ("Where was {S} thinking of adopting a pet from?", ((0, 0),), "{shelter}"),
                   ("What kind of animal did {S} want to adopt?", ((0, 0),), "{pet}")),),
-              (_v("o: Did you end up adopting the {pet}? / s: Yes, two weeks ago! The name is {petname}.",
-                  ("What did {S} name the new pet?", ((1, 0), (1, 1)), "{petname}")),
+              (_v("o: Did you end up adopting the {pet}? / s: Yes, {ago}! The name is {petname}.",
+                  ("What did {S} name the new pet?", ((1, 0), (1, 1)), "{petname}"),
+                  ("When did {S} adopt the {pet}?", ((1, 0), (1, 1)), "{ago}")),
                _v("o: So is the {pet} home with you now? / s: Yep, since last weekend. {petname} already owns "
                   "the sofa. / o: Ha, of course.",
                   ("What is the name of {S}'s {pet}?", ((1, 0), (1, 1)), "{petname}"))),
@@ -80,11 +82,13 @@ STORIES: tuple[Story, ...] = (
                               "the harbour fun run",
                          distance="12 miles|9 miles|20 kilometres|15 kilometres|18 kilometres",
                          time="1 hour 52 minutes|2 hours 5 minutes|58 minutes|1 hour 41 minutes|4 hours 10 minutes",
-                         injury="a sore knee|shin splints|a twisted ankle|a pulled hamstring"),
+                         injury="a sore knee|shin splints|a twisted ankle|a pulled hamstring",
+                         season="early spring|the end of May|October|just after New Year"),
           (
               (_v("s: I signed up for {race}, so I'm running four mornings a week now. / o: That's brave! When "
-                  "is it? / s: Early spring. Plenty of time to regret it.",
-                  ("What race did {S} sign up for?", ((0, 0),), "{race}")),),
+                  "is it? / s: {season}. Plenty of time to regret it.",
+                  ("What race did {S} sign up for?", ((0, 0),), "{race}"),
+                  ("When is the race {S} signed up for?", ((0, 0), (0, 2)), "{season}")),),
               (_v("o: How's the running going? / s: Not bad, I did {distance} on Sunday without stopping.",
                   ("How far did {S} run without stopping?", ((1, 0), (1, 1)), "{distance}")),
                _v("s: I had to rest for a week with {injury}. / o: Ouch. Take it easy, no race is worth a real "
@@ -99,11 +103,13 @@ STORIES: tuple[Story, ...] = (
                         role="shift manager|junior designer|archivist|sound designer|night receptionist|mechanic",
                         boss="Mrs Patel|a guy called Rupert|a woman called Ingrid|Mr Okafor|Dolores",
                         perk="leave early on Fridays|bring my dog to work|work from home on Mondays|"
-                             "take a long lunch"),
+                             "take a long lunch",
+                        start="Monday|next week|the first of the month|in two weeks"),
           (
               (_v("s: Big news: I got the job at {company}! / o: No way, congratulations! What will you be "
-                  "doing? / s: I'll be the {role}. Starting Monday.",
+                  "doing? / s: I'll be the {role}. Starting {start}.",
                   ("Where did {S} get a new job?", ((0, 0),), "{company}"),
+                  ("When does {S} start the new job?", ((0, 0), (0, 2)), "{start}"),
                   ("What position did {S} get at the new job?", ((0, 0), (0, 2)), "{role}")),),
               (_v("o: How's the new job treating you? / s: Honestly great. My manager, {boss}, lets me {perk}.",
                   ("Who is {S}'s manager at work?", ((1, 1),), "{boss}"),
@@ -134,14 +140,16 @@ STORIES: tuple[Story, ...] = (
                          sight="a tiny fishing village|the hot springs|a night market|an old monastery|"
                                "a glacier walk",
                          food="grilled sardines|ramen at two in the morning|fermented shark|ceviche|"
-                              "pho for breakfast|mint tea with everything"),
+                              "pho for breakfast|mint tea with everything",
+                         back="on Sunday night|three days ago|last Thursday|yesterday morning"),
           (
               (_v("s: I'm planning a trip to {country} in the summer. / o: Jealous! Solo or with friends? / "
                   "s: With {companion}.",
                   ("Where is {S} travelling this summer?", ((0, 0),), "{country}"),
                   ("Who is going on the summer trip with {S}?", ((0, 0), (0, 2)), "{companion}")),),
               (_v("o: Welcome back! How was {country}? / s: Amazing. The highlight was {sight}. / o: And the "
-                  "food? / s: I ate {food} and loved it.",
+                  "food? / s: I ate {food} and loved it. / o: When did you get back? / s: {back}.",
+                  ("When did {S} get back from the trip?", ((1, 4), (1, 5)), "{back}"),
                   ("What was the highlight of {S}'s trip?", ((1, 0), (1, 1)), "{sight}"),
                   ("What food did {S} enjoy abroad?", ((1, 2), (1, 3)), "{food}")),),
           )),
