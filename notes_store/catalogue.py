@@ -3,8 +3,9 @@
 It lives in memory, kept in step with the files by the workspace, and is saved to a compact
 file under ``.index/`` so that a restart with nothing changed needs neither a scan nor the
 search engine to list notes. Each row's front-matter fields (``meta``) stay as JSON text until
-something reads them: a 100k-row catalogue loads in a split per line, and a search touches only
-the rows it returns.
+something reads them, and a loaded row stays one line of text until something asks for it
+(``LazyRows``): a 100k-row catalogue loads in one read and a split per line in C, and a search
+makes rows only for the hits it returns.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -64,43 +66,117 @@ class Entry:
         return f"Entry({self.key!r}, {self.kind!r}, mtime_ns={self.mtime_ns}, size={self.size})"
 
 
+def _entry_from_line(key: str, rest: str, root: str) -> Entry:
+    kind, mtime, size, raw = rest.split("\t", 3)
+    try:
+        return Entry(key, kind, root, int(mtime), int(size), raw=raw)
+    except ValueError:  # a damaged line: a stamp no file has, so the next scan reads the file again
+        return Entry(key, kind, root, -3, -3, raw=raw)
+
+
+class LazyRows(Mapping[str, Entry]):
+    """Rows loaded from the catalogue file, each kept as its line (minus the key) until first asked for.
+
+    ``Catalogue.replace_all`` adopts both halves, so an ``Entry`` taken from here before or after
+    is the very object the catalogue holds.
+    """
+
+    def __init__(self, lines: dict[str, str], root: str) -> None:
+        self.lines = lines            # key -> "kind\tmtime\tsize\tmeta": not made into an Entry yet
+        self.made: dict[str, Entry] = {}
+        self.root = root
+
+    def __getitem__(self, key: str) -> Entry:
+        entry = self.made.get(key)
+        if entry is None:
+            rest = self.lines.pop(key)  # KeyError when absent, as a dict would
+            entry = self.made[key] = _entry_from_line(key, rest, self.root)
+        return entry
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.made or key in self.lines
+
+    def __iter__(self) -> Iterator[str]:
+        return itertools.chain(list(self.made), list(self.lines))
+
+    def __len__(self) -> int:
+        return len(self.made) + len(self.lines)
+
+
 class Catalogue:
     """Rows by key, with a ``version`` that changes on every mutation (sorted listings are cached
     against it). Mutations and snapshots take a short lock, so readers never see a half-made change
     and never wait behind a file write."""
 
-    def __init__(self, rows: dict[str, Entry] | None = None) -> None:
-        self._rows: dict[str, Entry] = dict(rows or {})
+    def __init__(self, rows: Mapping[str, Entry] | None = None) -> None:
+        self._rows: dict[str, Entry] = {}
+        self._lazy: dict[str, str] = {}  # rows still in their saved form (see ``LazyRows``)
+        self._root = ""
         self._lock = threading.Lock()
+        self._adopt(rows or {})
         self.version = next(_versions)
         self._cache: dict[str, tuple[int, list[Entry]]] = {}
 
+    def _adopt(self, rows: Mapping[str, Entry]) -> None:
+        if isinstance(rows, LazyRows):
+            self._rows, self._lazy, self._root = rows.made, rows.lines, rows.root
+        else:
+            self._rows, self._lazy = dict(rows), {}
+
+    def _make(self, key: str) -> Entry | None:
+        """The row for ``key``, made from its saved line on first use (caller holds the lock)."""
+        entry = self._rows.get(key)
+        if entry is None:
+            rest = self._lazy.pop(key, None)
+            if rest is None:
+                return None
+            entry = self._rows[key] = _entry_from_line(key, rest, self._root)
+        return entry
+
+    def _make_all(self) -> None:
+        if self._lazy:
+            lazy, self._lazy = self._lazy, {}
+            root = self._root
+            self._rows.update((k, _entry_from_line(k, rest, root)) for k, rest in lazy.items())
+
     # -- dict-like access ------------------------------------------------------
     def get(self, key: str, default: Entry | None = None) -> Entry | None:
-        return self._rows.get(key, default)
+        entry = self._rows.get(key)
+        if entry is not None:
+            return entry
+        if not self._lazy:
+            return default
+        with self._lock:
+            entry = self._make(key)
+        return default if entry is None else entry
 
     def __getitem__(self, key: str) -> Entry:
-        return self._rows[key]
+        entry = self.get(key)
+        if entry is None:
+            raise KeyError(key)
+        return entry
 
     def __contains__(self, key: object) -> bool:
-        return key in self._rows
+        return key in self._rows or key in self._lazy
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._rows) + len(self._lazy)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.keys())
 
     def keys(self) -> list[str]:
         with self._lock:
-            return list(self._rows)
+            return list(self._rows) + list(self._lazy)
 
     def values(self) -> list[Entry]:
         with self._lock:
+            self._make_all()
             return list(self._rows.values())
 
     def __setitem__(self, key: str, entry: Entry) -> None:
         with self._lock:
+            self._lazy.pop(key, None)
             self._rows[key] = entry
             self.version = next(_versions)
 
@@ -109,13 +185,14 @@ class Catalogue:
 
     def pop(self, key: str, default: Entry | None = None) -> Entry | None:
         with self._lock:
-            entry = self._rows.pop(key, default)
+            entry = self._make(key)
+            self._rows.pop(key, None)
             self.version = next(_versions)
-            return entry
+            return default if entry is None else entry
 
-    def replace_all(self, rows: dict[str, Entry]) -> None:
+    def replace_all(self, rows: Mapping[str, Entry]) -> None:
         with self._lock:
-            self._rows = dict(rows)
+            self._adopt(rows)
             self.version = next(_versions)
 
     # -- listings ----------------------------------------------------------------
@@ -164,8 +241,11 @@ class Catalogue:
             tmp.unlink(missing_ok=True)
 
     @staticmethod
-    def load(path: Path, root: Path, kinds: set[str]) -> tuple[dict[str, Entry], dict[str, Any]] | None:
-        """Rows and record saved by ``save``; None when the file is missing, torn or of another format."""
+    def load(path: Path, root: Path, kinds: set[str]) -> tuple[LazyRows, dict[str, Any]] | None:
+        """Rows and record saved by ``save``; None when the file is missing, torn or of another format.
+
+        The rows stay lines of text (``LazyRows``) until used: loading is one read and splits in C.
+        """
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
@@ -176,12 +256,16 @@ class Catalogue:
             if (not isinstance(record, dict) or record.get("format") != FORMAT
                     or len(lines) != record.get("rows", -1) + 3 or lines[-2] != "end"):
                 return None
-            rows: dict[str, Entry] = {}
-            root_text = str(root)
-            for line in lines[1:-2]:
-                key, kind, mtime, size, raw = line.split("\t", 4)
-                if kind in kinds:
-                    rows[key] = Entry(key, kind, root_text, int(mtime), int(size), raw=raw)
+            del lines[-2:], lines[0]
+            pairs = list(map(methodcaller("split", "\t", 1), lines))
+            if any(len(p) != 2 for p in pairs):
+                return None
+            by_key: dict[str, str] = dict(pairs)
+            found_kinds = set(map(itemgetter(0), map(methodcaller("split", "\t", 1), by_key.values())))
         except (ValueError, TypeError):
             return None
-        return rows, record
+        if not found_kinds <= kinds:  # a folder no longer served: drop its rows (rare; made one by one)
+            by_key = {k: rest for k, rest in by_key.items() if rest.split("\t", 1)[0] in kinds}
+        if by_key and min(map(methodcaller("count", "\t"), by_key.values())) < 3:
+            return None
+        return LazyRows(by_key, str(root)), record

@@ -26,7 +26,7 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 from .analysis import QueryUnit
 from .bm25 import B, K1
 
-__all__ = ["B", "K1", "FIELD", "Ranker"]
+__all__ = ["B", "K1", "FIELD", "Ranker", "read_ids"]
 
 FIELD = "text"
 
@@ -75,22 +75,34 @@ def _length_bytes(reader: Any, doc_count: int) -> bytes:
     return bytes(length_to_byte(reader.doc_field_length(d, FIELD, 0)) for d in range(doc_count))
 
 
-def _decode(matcher: Any, norms: array[float]) -> tuple[array[int], array[float]]:
-    """Read a posting list into (doc ids, BM25 tf parts)."""
+def read_ids(matcher: Any) -> array[int]:
+    """The document numbers of a posting list, a block at a time where the codec allows."""
+    return _read(matcher, weights=False)[0]
+
+
+def _read(matcher: Any, weights: bool = True) -> tuple[array[int], array[float]]:
     ids = array("i")
     tfs = array("f")
     block_reader = all(hasattr(matcher, a) for a in ("_read_ids", "_read_weights", "_next_block", "_ids"))
     while matcher.is_active():
         if block_reader:  # whoosh3 codec: take a whole block at a time
             matcher._read_ids()
-            matcher._read_weights()
             ids.extend(matcher._ids)
-            tfs.extend(matcher._weights)
+            if weights:
+                matcher._read_weights()
+                tfs.extend(matcher._weights)
             matcher._next_block()
         else:
             ids.append(matcher.id())
-            tfs.append(matcher.weight())
+            if weights:
+                tfs.append(matcher.weight())
             matcher.next()
+    return ids, tfs
+
+
+def _decode(matcher: Any, norms: array[float]) -> tuple[array[int], array[float]]:
+    """Read a posting list into (doc ids, BM25 tf parts)."""
+    ids, tfs = _read(matcher)
     # tf * (K1 + 1) / (tf + norm[d]), element by element in C.
     parts = array("f", map(truediv, map((K1 + 1).__mul__, tfs), map(add, tfs, map(norms.__getitem__, ids))))
     return ids, parts

@@ -38,7 +38,7 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 from .analysis import ANALYZER, QueryUnit
 from .errors import StorageError
 from .index_build import build_parallel
-from .ranking import FIELD, Ranker
+from .ranking import FIELD, Ranker, read_ids
 from .search_backend import CorpusStats, Filters, Hits, IndexCorrupt, IndexEntry, indexed_text
 
 log = logging.getLogger("ctxnotes.index")
@@ -313,7 +313,9 @@ class WhooshBackend:
         next commit; combining them is set arithmetic in C. Whoosh needs ~20 ms at
         10k notes to evaluate one such filter query.
         """
-        docs = set(self._filter_part(searcher, ("kind", filters.kind), Q.Term("kind", filters.kind)))
+        # The cached set itself, not a copy (100k members at 100k notes): the steps below make new
+        # sets, and neither the caller nor the ranker changes it.
+        docs = self._filter_part(searcher, ("kind", filters.kind), Q.Term("kind", filters.kind))
         if filters.types:
             docs &= set().union(*(self._filter_part(searcher, ("type", t), Q.Term("type", t))
                                   for t in filters.types))
@@ -328,10 +330,13 @@ class WhooshBackend:
         self._caches_for(self._generation)
         docs = self._filter_parts.get(name)
         if docs is None:
-            reader = searcher.reader()
-            docs = set(searcher.docs_for_query(query))
-            if reader.has_deletions():
-                docs = {d for d in docs if not reader.is_deleted(d)}
+            if isinstance(query, Q.Term) and name[0] in ("kind", "type"):
+                docs = _term_docs(searcher, query.fieldname, query.text)
+            else:
+                reader = searcher.reader()
+                docs = set(searcher.docs_for_query(query))
+                if reader.has_deletions():
+                    docs = {d for d in docs if not reader.is_deleted(d)}
             if len(self._filter_parts) >= 64:
                 self._filter_parts.pop(next(iter(self._filter_parts)))
             self._filter_parts[name] = docs
@@ -368,6 +373,33 @@ class WhooshBackend:
                                "then retry or run 'ctxnotes reindex')") from exc
         except Exception as exc:
             raise IndexCorrupt(f"{type(exc).__name__}: {exc}") from exc
+
+
+def _term_docs(searcher: Any, field: str, text: str) -> set[int]:
+    """Live documents whose ``field`` (a one-value ID field) is ``text``, read block by block.
+
+    When the value is most of the index (``kind`` is "note" for nearly every document), it is every
+    live document minus those with another value: the small posting lists are read, not the big one.
+    """
+    docs: set[int] = set()
+    for sub, offset in searcher.leaf_searchers():
+        reader = sub.reader()
+        count = reader.doc_count_all()
+        if reader.doc_frequency(field, text) * 2 > count:
+            seg = set(range(count))
+            for other in reader.lexicon(field):
+                other_text = other.decode("utf-8") if isinstance(other, bytes) else other
+                if other_text != text:
+                    seg.difference_update(read_ids(reader.postings(field, other_text)))
+        else:
+            seg = set(read_ids(reader.postings(field, text))) if (field, text) in reader else set()
+        if reader.has_deletions():
+            perdoc: Any = getattr(reader, "_perdoc", None)  # Whoosh 3 keeps the deleted set there
+            deleted = perdoc.deleted_docs() if hasattr(perdoc, "deleted_docs") else filter(reader.is_deleted,
+                                                                                         range(count))
+            seg.difference_update(deleted)
+        docs.update(map(offset.__add__, seg) if offset else seg)
+    return docs
 
 
 def _storage(folder: Path) -> FileStorage:
