@@ -6,6 +6,7 @@ Quick: a few histories per generator, no build_context calls.
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -145,3 +146,13 @@ def test_dialogue_questions_name_their_speaker():
         owner = [n for n in names if n in q["question"]]
         assert len(owner) == 1, q
         assert any(_speaker(conv.by_id[e]) == owner[0] for e in q["evidence"]), q
+
+
+def test_cli_prints_a_history_and_refuses_bad_arguments():
+    repo = Path(__file__).resolve().parent.parent
+    ok = subprocess.run([sys.executable, "-m", "bench.devsets", "dialogue", "3"], cwd=repo, capture_output=True,
+                        text=True, timeout=60)
+    assert ok.returncode == 0 and ok.stdout.startswith("D1:1 ") and "[q-and-reply]" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "bench.devsets", "memlog", "fr", "1"], cwd=repo, capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and "usage:" in bad.stderr and "Traceback" not in bad.stderr

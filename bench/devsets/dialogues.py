@@ -14,13 +14,12 @@ progress, an outcome. What this tests, unlike the statement logs:
 Content is "<speaker>: <text>", role ``user`` for the first speaker and ``assistant`` for the
 second, each turn stamped with its session's date, ids "D<session>:<turn>" (as conv-26 is fed).
 All templates are our own (CC0); a seed fixes a conversation.
-Run ``python -m bench.devsets.dialogues 1`` to print one conversation with its questions.
+Run ``python -m bench.devsets dialogue 1`` to print one conversation with its questions.
 """
 
 from __future__ import annotations
 
 import random
-import sys
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -428,21 +427,3 @@ def generate_dialogue(seed: int) -> Conversation:
                 placed.setdefault(ref, []).append(tid)
         when += timedelta(days=rng.randint(3, 21), hours=rng.randint(-3, 3))
     return Conversation(history, by_id, _questions(plots, placed))
-
-
-def main(argv: list[str]) -> int:
-    try:
-        seed = int(argv[1]) if len(argv) > 1 else 1
-    except ValueError:
-        print(f"usage: python -m bench.devsets.dialogues [SEED]  (a number, not {argv[1]!r})", file=sys.stderr)
-        return 2
-    c = generate_dialogue(seed)
-    for turn in c.history:
-        print(turn["id"], turn["content"])
-    for q in c.questions:
-        print(f"[{q['category']}] {q['question']} -> {q['answer']} :: {[c.by_id[e] for e in q['evidence']]}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

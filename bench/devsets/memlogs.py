@@ -14,14 +14,13 @@ has role ``user``. What makes it hard, on purpose:
 - comparisons across two threads (two evidence turns), filler chit-chat, varied templates.
 
 Every template is our own (CC0). A (language, seed) pair fixes a history. Run
-``python -m bench.devsets.memlogs zh 1`` to print one history with its questions.
+``python -m bench.devsets memlog zh 1`` to print one history with its questions.
 """
 
 from __future__ import annotations
 
 import random
 import re
-import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from .model import Conversation, Question, Turn
@@ -484,10 +483,12 @@ def _content_units(text: str) -> set[str]:
 
 @dataclass
 class _Fact:
+    """One fact of a thread, and where it landed in the log."""
+
     attr: Attr
     value: str
-    turn: int = -1            # index into the thread's items until placed, then the turn number
-    current: int = -1         # the update's item/turn, if the fact changed
+    turn: int = -1            # the turn that states it (set when the log is laid out)
+    current: int = -1         # the turn that updates it, if it changed
     new_value: str = ""
     state_template: str = ""
     update_template: str = ""
@@ -745,21 +746,3 @@ def _questions(lang: Lang, rng: random.Random, threads: list[_Thread]) -> list[Q
         answer = first.name or _ask_who(lang, first)
         out.append(_q(tmpl.format(a=a, b=b), sorted({fa.turn, fb.turn}), answer, "comparative"))
     return out
-
-
-def main(argv: list[str]) -> int:
-    lang = argv[1] if len(argv) > 1 else "zh"
-    seed = int(argv[2]) if len(argv) > 2 else 1
-    if lang not in LANGS:
-        print(f"unknown language {lang!r}: one of {', '.join(LANGS)}", file=sys.stderr)
-        return 2
-    c = generate_memlog(lang, seed)
-    for turn in c.history:
-        print(turn["id"], turn["content"])
-    for q in c.questions:
-        print(f"[{q['category']}] {q['question']} -> {q['answer']} :: {[c.by_id[e] for e in q['evidence']]}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

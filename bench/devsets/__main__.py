@@ -1,0 +1,40 @@
+"""Print one generated history with its questions: ``python -m bench.devsets memlog zh 1``,
+``python -m bench.devsets dialogue 1``, ``python -m bench.devsets log en 2``."""
+
+from __future__ import annotations
+
+import sys
+
+from .dialogues import generate_dialogue
+from .memlogs import LANGS, generate_memlog
+from .model import Conversation
+from .statement_logs import generate_log
+
+USAGE = "usage: python -m bench.devsets memlog {zh,en} SEED | dialogue SEED | log {zh,en} SEED"
+
+
+def _build(args: list[str]) -> Conversation:
+    """The conversation ``args`` name; ValueError with the usage line when they name none."""
+    if len(args) == 3 and args[0] in ("memlog", "log") and args[1] in LANGS and args[2].isdigit():
+        make = generate_memlog if args[0] == "memlog" else generate_log
+        return make(args[1], int(args[2]))
+    if len(args) == 2 and args[0] == "dialogue" and args[1].isdigit():
+        return generate_dialogue(int(args[1]))
+    raise ValueError(USAGE)
+
+
+def main(argv: list[str]) -> int:
+    try:
+        conv = _build(argv)
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        return 2
+    for turn in conv.history:
+        print(turn["id"], turn["content"])
+    for q in conv.questions:
+        print(f"[{q['category']}] {q['question']} -> {q['answer']} :: {[conv.by_id[e] for e in q['evidence']]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
