@@ -227,9 +227,9 @@ def main(argv: list[str] | None = None) -> int:
                      else float("inf") for b in budgets]
             print(f"{'':<31}{'ratio to bm25':<15}" + "".join(f"{r:>8.2f}" for r in ratio))
             if ds.name in ("conv26", "en-dialogue") or ds.name.endswith("memlog"):
-                for c, by_b in sorted(res["per_cat"].items()):
-                    print(f"{'':<31}{f'  {c}':<15}" + "".join(f"{statistics.mean(by_b[b]):>8.3f}"
-                                                                       for b in budgets))
+                for c, by_b in sorted(res["per_cat"].items(), key=lambda kv: str(kv[0])):
+                    name = f"  category {c}" if isinstance(c, int) else f"  {c}"
+                    print(f"{'':<31}{name:<15}" + "".join(f"{statistics.mean(by_b[b]):>8.3f}" for b in budgets))
     print(f"outputs over budget: {over_total}")
     if not args.no_timing:
         t = timing(data=args.data)
