@@ -7,7 +7,7 @@ Each run is a fresh process, so "first call" includes loading the tokenizer and 
 The session is built from the LoCoMo conversation (419 turns, repeated with a round marker up to --turns),
 stored with ``SessionStore.append`` in batches of 500. Then, per call: append one turn (the session grows),
 read the session (``history_for_build``: only the appended tail is parsed) and run ``build_context`` with
-a LoCoMo question. Prints p50/p95/p99 and the same figures for builds given the same turns as ``history``
+a LoCoMo question. Prints p50/p95/p99 (wall clock, and the build's CPU time) and the same figures for builds given the same turns as ``history``
 (the ratio shows what reading the stored session costs). Targets: first call <= 1 s, p95 <= 150 ms after.
 """
 
@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calls", type=int, default=60)
     ap.add_argument("--max-tokens", type=int, default=2000)
     ap.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
+    ap.add_argument("--scratch", type=Path, default=None,
+                    help="folder for the session workspace (default: a new temporary folder)")
     args = ap.parse_args(argv)
     if not args.locomo.is_file():
         print(f"LoCoMo file not found: {args.locomo} (pass --locomo PATH)", file=sys.stderr)
@@ -72,7 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     import_store = time.perf_counter() - started
 
     turns, questions = load_conversation(args.locomo, args.turns + args.calls)
-    root = Path(tempfile.mkdtemp(prefix="ctxnotes-session-bench-"))
+    if args.scratch is not None:
+        args.scratch.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="ctxnotes-session-bench-", dir=args.scratch))
     store = SessionStore(root)
     t0 = time.perf_counter()
     for start in range(0, args.turns, 500):
@@ -84,14 +88,19 @@ def main(argv: list[str] | None = None) -> int:
     from context import build_context
     import_context = time.perf_counter() - t0
 
+    cpu: list[float] = []
+
     def session_build(q: str) -> tuple[float, float, object]:
         a = time.perf_counter()
+        c = time.process_time()
         hist = history_for_build(root, "long", None)
         b = time.perf_counter()
         res = build_context(q, history=hist, max_tokens=args.max_tokens)
+        cpu.append(time.process_time() - c)
         return b - a, time.perf_counter() - a, res
 
     read_first, first, _ = session_build(questions[0])
+    first_cpu = cpu.pop()
     reads, totals, passed = [], [], []
     stored_n = args.turns
     for i in range(args.calls):
@@ -120,9 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"session: {args.turns} turns ({size / 1e6:.1f} MB), appended in batches of 500 in {append_s:.2f} s; "
           f"imports: store {ms(import_store)} ms, context {ms(import_context)} ms")
     print(f"first session build (fresh process, cold caches): {ms(first)} ms (reading the session: "
-          f"{ms(read_first)} ms)   target <= 1000 ms")
+          f"{ms(read_first)} ms; CPU time {ms(first_cpu)} ms)   target <= 1000 ms")
     print(f"{args.calls} builds, session growing by one turn before each, {args.max_tokens}-token budget:")
-    for name, vals in (("session build (read + build)", totals), ("  of which reading the session", reads),
+    # CPU time too: on a shared machine the wall clock mostly measures the other processes.
+    for name, vals in (("session build (read + build)", totals), ("  its CPU time (this process)", cpu),
+                       ("  of which reading the session", reads),
                        ("growing history passed each call", passed)):
         print(f"  {name:<32} p50 {ms(statistics.median(vals)):>7}  p95 {ms(pct(vals, 95)):>7}  "
               f"p99 {ms(pct(vals, 99)):>7} ms")

@@ -192,10 +192,12 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
         if tiers:
             lay, tokens = exact(chosen, dropped)
 
-    # Structure: whatever slack is left takes more whole items, each checked with an exact count.
+    # Structure: whatever slack is left takes more whole items, each checked with an exact count (without
+    # a reserve and without tiers the first pass already tried exactly this: not repeated).
     report(3, "structure")
-    chosen, dropped, lay, tokens = _top_up(chosen, dropped, lay, tokens, budget, system, g, tools_kept,
-                                           format, counter)
+    if reserve or any(p.source == P.SUMMARY for p in chosen):
+        chosen, dropped, lay, tokens = _top_up(chosen, dropped, lay, tokens, budget, system, g, tools_kept,
+                                               format, counter)
 
     report(4, "done")
     return _result(format, query_type, tokens, budget, lay, chosen, dropped + tools_dropped,
