@@ -264,8 +264,12 @@ class Workspace:
     def save_catalogue(self) -> None:
         """Write the catalogue and what it was checked against, so a restart with nothing changed reads no file.
 
-        Commits pending index work first: the record names the index state the rows match.
+        Commits pending index work first: the record names the index state the rows match. That
+        commit runs before taking the writers' mutex (its searcher swap may wait for a running
+        search, and a writer must never wait for a search); the one under the mutex then only
+        commits what arrived in between, usually nothing.
         """
+        self.flush()
         with self._mutex:
             stamps = self._sync.stamps()
             token = self._sync.read_token()

@@ -3,8 +3,11 @@
 A store writes its file durably first, then hands the new entry to ``WriteBatch.put``. From that
 moment every search sees it: the entry sits in a small in-memory overlay, scored with BM25 beside
 the committed index (and the committed copy of the same key is skipped). A committer thread folds
-the overlay into the engine in batches, after ``delay`` seconds or ``max_docs`` writes, so readers
-never wait for an engine commit and a burst of writes costs one commit, not one each.
+the overlay into the engine in batches, so readers never wait for an engine commit and a stream of
+writes costs a commit every ``max_wait`` seconds, not one each: a commit has a fixed cost (~12 ms of
+CPU here, on the server's GIL) and every new searcher empties the engine's decoded-postings caches.
+A batch is committed once writes pause for ``delay`` seconds, its oldest write is ``max_wait``
+seconds old, or it holds ``max_docs`` writes or ``max_bytes`` of text (the overlay's memory bound).
 
 Nothing acknowledged depends on the overlay: the files are already on disk, and a restart
 indexes whatever the engine missed.
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +44,7 @@ class Pending:
     entry: IndexEntry | None
     seq: int
     _terms: dict[str, list[int]] | None = field(default=None, repr=False)
+    _length: int = field(default=-1, repr=False)
 
     @property
     def terms(self) -> dict[str, list[int]]:
@@ -49,7 +54,15 @@ class Pending:
 
     @property
     def length(self) -> int:
-        return sum(len(p) for p in self.terms.values())
+        """Tokens in the indexed text (every search of the overlay sums these: computed once)."""
+        if self._length < 0:
+            self._length = sum(len(p) for p in self.terms.values())
+        return self._length
+
+    @property
+    def size(self) -> int:
+        """Characters of indexed text, for the overlay's memory bound."""
+        return 0 if self.entry is None else len(self.entry.text) + len(self.entry.title)
 
 
 def _has_phrase(terms: dict[str, list[int]], phrase: Sequence[str]) -> bool:
@@ -99,12 +112,16 @@ def search_overlay(pending: dict[str, Pending], units: Sequence[QueryUnit], filt
 class WriteBatch:
     """Uncommitted writes by key, and the thread that commits them (``commit`` does the work)."""
 
-    def __init__(self, commit: Callable[[], None], delay: float = 0.25, max_docs: int = 256) -> None:
+    def __init__(self, commit: Callable[[], None], delay: float = 0.25, max_docs: int = 256,
+                 max_wait: float | None = None, max_bytes: int = 16 << 20) -> None:
         self.delay = delay
+        self.max_wait = max_wait if max_wait is not None else 8 * delay
         self.max_docs = max_docs
+        self.max_bytes = max_bytes
         self._commit = commit
         self._lock = threading.Lock()
         self._pending: dict[str, Pending] = {}
+        self._bytes = 0  # indexed text held by ``_pending`` (approximate: rewrites count twice until ``done``)
         self._lazy: dict[str, IndexEntry] = {}  # no indexed text changed: committed with the next batch
         self._seq = 0
         self._wake = threading.Event()
@@ -121,8 +138,10 @@ class WriteBatch:
                 return
             self._lazy.pop(entry.key, None)
             self._seq += 1
-            self._pending[entry.key] = Pending(entry, self._seq)
-            due = len(self._pending) >= self.max_docs
+            item = Pending(entry, self._seq)
+            self._pending[entry.key] = item
+            self._bytes += item.size
+            due = len(self._pending) >= self.max_docs or self._bytes >= self.max_bytes
         self._wake.set()
         if due:
             self._full.set()
@@ -139,6 +158,7 @@ class WriteBatch:
         with self._lock:
             self._pending.clear()
             self._lazy.clear()
+            self._bytes = 0
 
     # -- what searches call ----------------------------------------------------------
     def snapshot(self) -> dict[str, Pending]:
@@ -172,6 +192,7 @@ class WriteBatch:
             for key, item in committed.items():
                 if self._pending.get(key) is item:
                     del self._pending[key]
+            self._bytes = sum(item.size for item in self._pending.values())
 
     def restore_lazy(self, lazy: dict[str, IndexEntry]) -> None:
         """Put back lazy entries a failed commit did not apply (newer writes win)."""
@@ -199,8 +220,22 @@ class WriteBatch:
 
 
 
+def _gather(batch: WriteBatch) -> None:
+    """Wait while writes keep coming: until a ``delay`` passes without one, the batch is ``max_wait``
+    seconds old, or it is full (``_full``: size bound reached, a flush or close)."""
+    started = time.monotonic()
+    seen = batch._seq
+    while True:
+        left = batch.max_wait - (time.monotonic() - started)
+        if left <= 0 or batch._full.wait(min(batch.delay, left)):
+            return
+        if batch._seq == seen:  # a quiet ``delay``: the burst is over
+            return
+        seen = batch._seq
+
+
 def _committer(ref: weakref.ReferenceType[WriteBatch]) -> None:
-    """Wait for writes, let a batch gather for ``delay`` seconds (or ``max_docs`` writes), commit it."""
+    """Wait for writes, let the batch gather (``_gather``), commit it."""
     while True:
         batch = ref()
         if batch is None:
@@ -216,8 +251,7 @@ def _committer(ref: weakref.ReferenceType[WriteBatch]) -> None:
         if not wake.is_set() or not batch._pending:
             wake.clear()
             continue
-        # Let a burst gather; stop waiting early once the batch is full (or on close).
-        batch._full.wait(batch.delay)
+        _gather(batch)
         wake.clear()
         batch._full.clear()
         try:

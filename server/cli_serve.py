@@ -228,8 +228,10 @@ def run_http(workspace: Any, options: HttpOptions, opener: Callable[[Path], Any]
                 _announce(options, port, workspace)
 
     # uvicorn counts the connection being answered too: +1 so that max_connections are served.
+    # No access log: at log level "warning" it prints nothing anyway, but each request would still
+    # build its line's arguments (client address, path) before the logger drops it.
     config = uvicorn.Config(app, log_level="warning", lifespan="on", limit_concurrency=limits.max_connections + 1,
-                            http=capped_h11_protocol(limits), timeout_graceful_shutdown=5)
+                            http=capped_h11_protocol(limits), timeout_graceful_shutdown=5, access_log=False)
     server.workspace_handle.warm_up()
     try:
         AnnouncingServer(config).run(sockets=[sock])
