@@ -17,10 +17,12 @@ near zero, so the same code spreads in the first and not in the last, with no fl
 from __future__ import annotations
 
 import math
+import threading
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, compress
 
 from notes_store.analysis import is_content_term
 
@@ -34,7 +36,73 @@ SHORT_REPLY_TERMS = 4        # a reply with at most this many content terms lean
 PRIOR_SCALE = 0.45           # excess adjacent linking (dialogue: ~0.4) that counts as fully linked
 FAR_OFFSET = 17              # "far apart" when sampling the history's background linking rate
 
-_cache: OrderedDict[tuple[object, ...], tuple[list[float], float]] = OrderedDict()
+REFRESH_GROWTH = 0.1         # term statistics are recomputed once the history changed by this share
+SLIDE_SEARCH = 64            # how far the start of a sliding history is looked for in the kept one
+
+
+@dataclass
+class _State:
+    """One history's link analysis, kept so a history that grows or slides is analysed in its new
+    turns only. Term statistics (df, IDF) are those of the last full pass: while the history
+    changes by less than REFRESH_GROWTH they move by less than that, and links are a soft signal."""
+
+    texts: list[str]
+    roles: list[str | None]
+    segments: list[str] | None
+    terms: list[frozenset[str]]
+    df: Counter[str]
+    n_stats: int
+    idf: dict[str, float]
+    mass: list[float]
+    lex: list[float]          # lex[i]: lexical link of turns i and i+1
+    far: list[float]          # far[i]: lexical link of turns i and i+FAR_OFFSET (the background rate)
+    reply: list[bool]         # reply[i]: turn i+1 answers a question or is a short reply by another speaker
+    last_lo: int = 0
+    full_lex: list[int] = field(default_factory=lambda: [0])   # full_lex[i]: lex[:i] values >= 1
+    full_far: list[int] = field(default_factory=lambda: [0])
+
+    def count(self) -> None:
+        """Extend the running counts of fully linked pairs (the prior of any window in O(1))."""
+        for values, counts in ((self.lex, self.full_lex), (self.far, self.full_far)):
+            for x in values[len(counts) - 1:]:
+                counts.append(counts[-1] + (x >= 1.0))
+
+    @property
+    def limit(self) -> float:
+        return max(2, RARE_SHARE * self.n_stats)
+
+    def idf_of(self, term: str) -> float:
+        v = self.idf.get(term)
+        if v is None:
+            d = self.df.get(term, 0)
+            v = math.log(1.0 + (self.n_stats - d + 0.5) / (d + 0.5))
+            self.idf[term] = v
+        return v
+
+    def lexical(self, a: int, b: int) -> float:
+        limit = self.limit
+        shared = sum(self.idf_of(t) for t in self.terms[a] & self.terms[b] if self.df[t] <= limit)
+        return min(1.0, shared / min(self.mass[a], self.mass[b]) / LEXICAL_LINK)
+
+    def append(self, text: str, role: str | None, segment: str | None) -> None:
+        terms = _content_terms(text)
+        self.df.update(terms)
+        self.texts.append(text)
+        self.roles.append(role)
+        if self.segments is not None:
+            self.segments.append(segment or "")
+        self.terms.append(terms)
+        self.mass.append(sum(self.idf_of(t) for t in terms) or 1.0)
+        i = len(self.texts) - 1
+        if i >= 1:
+            self.lex.append(self.lexical(i - 1, i))
+            self.reply.append(_is_reply(self.texts[i - 1], self.roles[i - 1], text, role, terms))
+        if i >= FAR_OFFSET:
+            self.far.append(self.lexical(i - FAR_OFFSET, i))
+
+
+_states: OrderedDict[int, _State] = OrderedDict()
+_states_lock = threading.Lock()
 
 
 def adjacent_links(texts: Sequence[str], roles: Sequence[str | None],
@@ -47,48 +115,90 @@ def link_structure(texts: Sequence[str], roles: Sequence[str | None],
                    segments: Sequence[str] | None = None) -> tuple[list[float], float]:
     """The adjacent links and the history's prior (0..1: how much more alike neighbours are than
     turns far apart; a dialogue is near 1, a log of unrelated statements near 0)."""
-    key = (tuple(texts), tuple(roles), tuple(segments) if segments is not None else None)
-    found = _cache.get(key)
-    if found is not None:
-        _cache.move_to_end(key)
-        return found
-    result = _compute(texts, roles, segments)
-    _cache[key] = result
-    while len(_cache) > 4:
-        _cache.popitem(last=False)
-    return result
-
-
-def _compute(texts: Sequence[str], roles: Sequence[str | None],
-             segments: Sequence[str] | None) -> tuple[list[float], float]:
     n = len(texts)
     if n < 2:
         return [], 0.0
+    state, lo = _state_for(list(texts), list(roles), list(segments) if segments is not None else None)
+    lex = state.lex[lo:lo + n - 1]
+    adjacent = (state.full_lex[lo + n - 1] - state.full_lex[lo]) / (n - 1)
+    if n > 2 * FAR_OFFSET:
+        far = (state.full_far[lo + n - FAR_OFFSET] - state.full_far[lo]) / (n - FAR_OFFSET)
+    else:
+        far = adjacent
+    prior = _prior(adjacent, far)
+    shared = 0.5 + 0.5 * prior
+    links = [max(x, prior, shared) if r else max(x, prior) for x, r in zip(lex, state.reply[lo:lo + n - 1])]
+    if state.segments is not None:
+        seg = state.segments
+        for i in range(n - 1):
+            if seg[lo + i] != seg[lo + i + 1]:
+                links[i] = 0.0  # a new day is a new session
+    return links, prior
+
+
+def _state_for(texts: list[str], roles: list[str | None],
+               segments: list[str] | None) -> tuple[_State, int]:
+    """The kept analysis covering ``texts`` from its turn lo on, extended by the new turns; or a
+    fresh one when none matches or the statistics are too old."""
+    with _states_lock:
+        for sid, state in reversed(_states.items()):
+            found = _offset(state, texts, roles, segments)
+            if found is None:
+                continue
+            lo, have = found
+            if have < len(texts) and lo + have != len(state.texts):
+                continue
+            if abs(len(texts) - state.n_stats) > REFRESH_GROWTH * state.n_stats or lo > REFRESH_GROWTH * len(texts):
+                break  # statistics out of date: recompute
+            for k in range(have, len(texts)):
+                state.append(texts[k], roles[k], segments[k] if segments is not None else None)
+            state.count()
+            state.last_lo = lo
+            _states.move_to_end(sid)
+            return state, lo
+        state = _fresh(texts, roles, segments)
+        _states[id(state)] = state
+        while len(_states) > 4:
+            _states.popitem(last=False)
+        return state, 0
+
+
+def _offset(state: _State, texts: list[str], roles: list[str | None],
+            segments: list[str] | None) -> tuple[int, int] | None:
+    if (segments is None) != (state.segments is None):
+        return None
+    first = texts[0]
+    kept = state.texts
+    for lo in range(state.last_lo, min(len(kept), state.last_lo + SLIDE_SEARCH)):
+        if kept[lo] != first:
+            continue
+        k = min(len(texts), len(kept) - lo)
+        if (kept[lo:lo + k] == texts[:k] and state.roles[lo:lo + k] == roles[:k]
+                and (segments is None or state.segments is None or state.segments[lo:lo + k] == segments[:k])):
+            return lo, k
+    return None
+
+
+def _fresh(texts: list[str], roles: list[str | None], segments: list[str] | None) -> _State:
+    n = len(texts)
     terms = [_content_terms(x) for x in texts]
     df = Counter(chain.from_iterable(terms))
-    limit = max(2, RARE_SHARE * n)
     idf = {t: math.log(1.0 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
     mass = [sum(idf[t] for t in s) or 1.0 for s in terms]
+    state = _State(list(texts), list(roles), list(segments) if segments is not None else None, terms, df, n,
+                   idf, mass, [], [], [])
+    state.lex = [state.lexical(i, i + 1) for i in range(n - 1)]
+    state.far = [state.lexical(i, i + FAR_OFFSET) for i in range(n - FAR_OFFSET)]
+    state.reply = [_is_reply(texts[i], roles[i], texts[i + 1], roles[i + 1], terms[i + 1]) for i in range(n - 1)]
+    state.count()
+    return state
 
-    def lexical(a: int, b: int) -> float:
-        shared = sum(idf[t] for t in terms[a] & terms[b] if df[t] <= limit)
-        return min(1.0, shared / min(mass[a], mass[b]) / LEXICAL_LINK)
 
-    lex = [lexical(i, i + 1) for i in range(n - 1)]
-    prior = _prior(lex, [lexical(i, (i + FAR_OFFSET) % n) for i in range(n - 1)] if n > 2 * FAR_OFFSET else lex)
-    links = []
-    for i in range(n - 1):
-        link = max(lex[i], prior)
-        other_speaker = roles[i] != roles[i + 1] or _speaker(texts[i]) != _speaker(texts[i + 1])
-        if other_speaker:
-            if texts[i].rstrip().endswith(("?", "？")):
-                link = max(link, 0.5 + 0.5 * prior)
-            if len(terms[i + 1]) <= SHORT_REPLY_TERMS:
-                link = max(link, 0.5 + 0.5 * prior)
-        if segments is not None and segments[i] != segments[i + 1]:
-            link = 0.0  # a new day is a new session
-        links.append(link)
-    return links, prior
+def _is_reply(text: str, role: str | None, nxt: str, nxt_role: str | None, nxt_terms: frozenset[str]) -> bool:
+    """Turn ``nxt`` answers ``text``: another speaker, after a question or too short to stand alone."""
+    if role == nxt_role and _speaker(text) == _speaker(nxt):
+        return False
+    return text.rstrip().endswith(("?", "？")) or len(nxt_terms) <= SHORT_REPLY_TERMS
 
 
 @lru_cache(maxsize=65536)
@@ -103,10 +213,9 @@ def _is_small_number(term: str) -> bool:
     return len(term) <= 2 and term.isdigit()
 
 
-def _prior(adjacent: list[float], far: list[float]) -> float:
-    """Share of adjacent pairs linked beyond what chance gives pairs far apart, scaled to 0..1."""
-    a = sum(1 for x in adjacent if x >= 1.0) / len(adjacent)
-    f = sum(1 for x in far if x >= 1.0) / len(far)
+def _prior(a: float, f: float) -> float:
+    """Share ``a`` of adjacent pairs fully linked beyond the share ``f`` of pairs far apart (what
+    chance gives), scaled to 0..1."""
     excess = (a - f) / (1.0 - f) if f < 1.0 else 0.0
     return max(0.0, min(1.0, excess / PRIOR_SCALE))
 
@@ -129,15 +238,22 @@ def spread_along_links(scores: Sequence[float], links: Sequence[float], weight: 
     """
     n = len(scores)
     out = list(scores)
-    for i in range(n):
+    # Only turns within ``window`` of a scored turn can gain: look at those (a long history
+    # has a few hundred of them among thousands of turns).
+    mark = bytearray(n)
+    span = b"\x01" * (2 * window + 1)
+    for j in compress(range(n), scores):
+        lo = max(0, j - window)
+        mark[lo:j + window + 1] = span[:min(n, j + window + 1) - lo]
+    for i in compress(range(n), mark):
         left_chain = right_chain = 1.0
         gain = 0.0
+        own = (1.0 - reinforce) * scores[i]
         for d in range(1, window + 1):
             left_chain = left_chain * links[i - d] if i - d >= 0 else 0.0
             right_chain = right_chain * links[i + d - 1] if i + d < n else 0.0
             if left_chain <= 0.0 and right_chain <= 0.0:
                 break
-            own = (1.0 - reinforce) * scores[i]
             left = left_chain * max(0.0, scores[i - d] - own) if left_chain > 0.0 else 0.0
             right = right_chain * max(0.0, scores[i + d] - own) if right_chain > 0.0 else 0.0
             gain += decay ** (d - 1) * (left if left > right else right)

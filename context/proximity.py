@@ -18,6 +18,7 @@ from .relevance import _cached
 _units_cache: dict[str, str] = {}
 _word_codes: dict[str, str] = {}
 _code_words: dict[str, str] = {}
+_raw_codes: dict[str, str] = {}      # a word as written -> its code (skips stemming it again)
 _PRIVATE_USE = 0xF0000  # plane 15: words become one code point each, never a CJK character
 MAX_QUERY_UNITS = 64
 
@@ -28,6 +29,7 @@ def _code(word: str) -> str:
         if len(_word_codes) >= 60_000:
             _word_codes.clear()
             _code_words.clear()
+            _raw_codes.clear()
             _units_cache.clear()
         code = chr(_PRIVATE_USE + len(_word_codes))
         _word_codes[word] = code
@@ -44,7 +46,12 @@ def units(text: str) -> str:
             if run is not None:
                 out.append(run)
             else:
-                out.append(_code(stem_word(m.group(0).lower())))
+                word = m.group(0)
+                code = _raw_codes.get(word)
+                if code is None:
+                    code = _code(stem_word(word.lower()))
+                    _raw_codes[word] = code
+                out.append(code)
             out.append(" ")  # a break between tokens: runs never cross punctuation or spaces
         return "".join(out)
     found: str = _cached(_units_cache, text, compute)

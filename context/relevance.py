@@ -9,6 +9,8 @@ feedback to reach turns that use the answer's words rather than the question's.
 
 from __future__ import annotations
 
+import threading
+from bisect import bisect_left
 from collections import Counter, OrderedDict
 from typing import Any
 from collections.abc import Callable, Sequence
@@ -68,46 +70,137 @@ def weighted_query_terms(query: str) -> dict[str, float]:
     return weights
 
 
-class LexicalScorer:
-    """BM25 over a fixed list of documents (term tuples), with IDF from those documents.
+class _Corpus:
+    """Append-only store of analysed documents with full postings.
 
-    Postings are built lazily for the terms a query uses: a query has a handful of
-    terms, a history has thousands, and the history changes on every call.
+    Shared by the scorers of a history as it grows (or slides): a new turn costs its own terms,
+    not a pass over the history. Postings only ever grow, and each scorer reads the slice of
+    documents it covers, so a scorer stays valid while another call appends.
+    """
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self.tfs: list[dict[str, int]] = []
+        self.lengths: list[int] = []
+        self.cum_len: list[int] = [0]
+        self.ids: dict[str, list[int]] = {}
+        self.counts: dict[str, list[int]] = {}
+        self.lock = threading.Lock()
+        self.last_lo = 0
+
+    def __len__(self) -> int:
+        return len(self.tfs)
+
+    def append(self, doc: Sequence[str], text: str = "") -> None:
+        i = len(self.tfs)
+        tf = _term_frequencies(doc)
+        for term, c in tf.items():
+            ids = self.ids.get(term)
+            if ids is None:
+                self.ids[term] = [i]
+                self.counts[term] = [c]
+            else:
+                ids.append(i)
+                self.counts[term].append(c)
+        self.texts.append(text)
+        self.lengths.append(len(doc))
+        self.cum_len.append(self.cum_len[-1] + len(doc))
+        self.tfs.append(tf)
+
+
+class LexicalScorer:
+    """BM25 over a list of documents (term tuples), with IDF from those documents.
+
+    ``LexicalScorer(docs)`` scores ``docs``; ``scorer_for`` (and ``lexical_relevance``) reuse
+    and extend one across calls whose texts grow or slide, so a long session costs its new
+    turns only. A scorer covers documents ``lo..hi`` of a shared corpus, plus a few extra
+    documents of its own (tool results, documents: what changes on every call).
     """
 
     K1 = BM25_K1
     B = BM25_B
 
-    def __init__(self, docs: Sequence[Sequence[str]]) -> None:
-        self.n = len(docs)
-        self.tfs = [_term_frequencies(d) for d in docs]
-        self.lengths = [len(d) for d in docs]
-        self.avg_len = (sum(self.lengths) / self.n) if self.n else 1.0
+    def __init__(self, docs: Sequence[Sequence[str]] = (), *, _corpus: _Corpus | None = None,
+                 _lo: int = 0, _hi: int | None = None) -> None:
+        if _corpus is None:
+            _corpus = _Corpus()
+            for d in docs:
+                _corpus.append(d)
+            docs = ()
+        self._base = _corpus
+        self._lo = _lo
+        self._hi = len(_corpus) if _hi is None else _hi
+        self._extra = _Corpus()
+        for d in docs:
+            self._extra.append(d)
+        self._m = self._hi - self._lo
+        self.n = self._m + len(self._extra)
+        total = _corpus.cum_len[self._hi] - _corpus.cum_len[self._lo] + self._extra.cum_len[-1]
+        self.avg_len = (total / self.n) if self.n else 1.0
         self._postings: dict[str, list[tuple[int, int]]] = {}
+        self._df: dict[str, int] = {}
+
+    def with_extra(self, docs: Sequence[Sequence[str]]) -> LexicalScorer:
+        """This scorer's documents followed by ``docs`` (numbered after them)."""
+        return LexicalScorer(docs, _corpus=self._base, _lo=self._lo, _hi=self._hi)
+
+    @property
+    def tfs(self) -> list[dict[str, int]]:
+        return self._base.tfs[self._lo:self._hi] + self._extra.tfs
+
+    @property
+    def lengths(self) -> list[int]:
+        return self._base.lengths[self._lo:self._hi] + self._extra.lengths
+
+    def _slices(self, term: str) -> list[tuple[list[int], list[int], list[int], int, int, int]]:
+        """(ids, counts, lengths, start, stop, offset) of each part's postings of ``term`` in range:
+        documents ids[start:stop] are this scorer's documents ids[k] + offset."""
+        out = []
+        ids = self._base.ids.get(term)
+        if ids:
+            a = bisect_left(ids, self._lo)
+            b = bisect_left(ids, self._hi, a)
+            if b > a:
+                out.append((ids, self._base.counts[term], self._base.lengths, a, b, -self._lo))
+        ids = self._extra.ids.get(term)
+        if ids:
+            out.append((ids, self._extra.counts[term], self._extra.lengths, 0, len(ids), self._m))
+        return out
 
     def postings(self, term: str) -> list[tuple[int, int]]:
         """(document index, term frequency) of every document containing ``term``."""
         found = self._postings.get(term)
         if found is None:
-            found = [(i, tf[term]) for i, tf in enumerate(self.tfs) if term in tf]
+            found = []
+            for ids, counts, _lengths, a, b, off in self._slices(term):
+                found.extend((ids[k] + off, counts[k]) for k in range(a, b))
             self._postings[term] = found
         return found
 
+    def df(self, term: str) -> int:
+        found = self._df.get(term)
+        if found is None:
+            found = sum(b - a for _ids, _c, _l, a, b, _off in self._slices(term))
+            self._df[term] = found
+        return found
+
     def idf(self, term: str) -> float:
-        return bm25_idf(self.n, len(self.postings(term)))
+        return bm25_idf(self.n, self.df(term))
 
     def bm25(self, weights: dict[str, float]) -> list[float]:
-        """BM25 of each document for weighted query terms."""
+        """BM25 of each document for weighted query terms (work in the terms' postings only)."""
         scores = [0.0] * self.n
         k1, b, avg = self.K1, self.B, self.avg_len or 1.0
         for term, w in weights.items():
-            posting = self.postings(term)
-            if not posting:
+            parts = self._slices(term)
+            if not parts:
                 continue
-            idf = self.idf(term) * w
-            for i, tf in posting:
-                norm = k1 * (1.0 - b + b * self.lengths[i] / avg)
-                scores[i] += idf * tf * (k1 + 1.0) / (tf + norm)
+            idf = self.idf(term) * w * (k1 + 1.0)
+            for ids, counts, lengths, lo, hi, off in parts:
+                for k in range(lo, hi):
+                    d = ids[k]
+                    tf = counts[k]
+                    scores[d + off] += idf * tf / (tf + k1 * (1.0 - b + b * lengths[d] / avg))
         return scores
 
     def coverage(self, terms: Sequence[str]) -> list[float]:
@@ -115,10 +208,14 @@ class LexicalScorer:
         total = sum(self.idf(t) for t in terms) or 1.0
         cov = [0.0] * self.n
         for t in terms:
-            idf = self.idf(t)
-            for i, _tf in self.postings(t):
-                cov[i] += idf / total
+            share = self.idf(t) / total
+            for ids, _counts, _lengths, lo, hi, off in self._slices(t):
+                for k in range(lo, hi):
+                    cov[ids[k] + off] += share
         return cov
+
+    def _tf(self, i: int) -> dict[str, int]:
+        return self._base.tfs[self._lo + i] if i < self._m else self._extra.tfs[i - self._m]
 
     def feedback_terms(self, ranked: Sequence[int], query: Sequence[str], top_docs: int,
                        max_terms: int) -> dict[str, float]:
@@ -128,7 +225,7 @@ class LexicalScorer:
         qset = set(query)
         hits: Counter[str] = Counter()
         for i in ranked[:top_docs]:
-            hits.update(t for t in self.tfs[i] if t not in qset)
+            hits.update(t for t in self._tf(i) if t not in qset)
         scored = {t: c * self.idf(t) for t, c in hits.items() if c >= 2}
         best = sorted(scored, key=scored.__getitem__, reverse=True)[:max_terms]
         top = max((scored[t] for t in best), default=1.0)
@@ -136,11 +233,14 @@ class LexicalScorer:
 
 
 def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: float = 0.0,
-                      coverage_weight: float = 0.25) -> list[float]:
-    """Relevance 0..1 of each text to the query (0 when it shares no term with it)."""
+                      coverage_weight: float = 0.25, growing: int | None = None) -> list[float]:
+    """Relevance 0..1 of each text to the query (0 when it shares no term with it).
+
+    ``growing``: how many leading texts are a list that grows or slides from call to call (a
+    history); their analysis is kept and extended. Default: all of them."""
     if not texts:
         return []
-    scorer = _scorer_for(tuple(texts))
+    scorer = scorer_for(texts, growing)
     weights = weighted_query_terms(query)
     qterms = list(weights)
     if not qterms:
@@ -148,7 +248,8 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
     scores = scorer.bm25(weights)
     if coverage_weight:
         cov = scorer.coverage(qterms)
-        scores = [s * ((1.0 - coverage_weight) + coverage_weight * c) for s, c in zip(scores, cov)]
+        keep = 1.0 - coverage_weight
+        scores = [s * (keep + coverage_weight * c) if s else 0.0 for s, c in zip(scores, cov)]
     if feedback_weight and scorer.n >= 20:
         ranked = sorted(range(scorer.n), key=scores.__getitem__, reverse=True)
         extra = scorer.feedback_terms(ranked, qterms, top_docs=5, max_terms=8)
@@ -159,29 +260,85 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
     return [s / top for s in scores] if top > 0 else scores
 
 
-def plain_bm25(query: str, texts: Sequence[str]) -> list[float]:
+def plain_bm25(query: str, texts: Sequence[str], *, growing: int | None = None) -> list[float]:
     """BM25 of each text for every term of the query (no question-word filtering, coverage or
     feedback): the baseline the selection guarantees its top turns to."""
     if not texts:
         return []
-    return _scorer_for(tuple(texts)).bm25({t: 1.0 for t in query_terms(query)})
+    return scorer_for(texts, growing).bm25({t: 1.0 for t in query_terms(query)})
 
 
-_scorers: OrderedDict[tuple[str, ...], LexicalScorer] = OrderedDict()
+_corpora: OrderedDict[int, _Corpus] = OrderedDict()
+_corpora_lock = threading.Lock()
+MAX_CORPORA = 4
+SLIDE_SEARCH = 64       # how far the start of a sliding history is looked for in a cached one
+_last: tuple[tuple[str, ...], int | None, LexicalScorer] | None = None
 
 
-def _scorer_for(texts: tuple[str, ...]) -> LexicalScorer:
-    """A scorer over ``texts``, reused while the same candidates come back (several queries
-    against one history); only the few most recent corpora are kept."""
-    scorer = _scorers.get(texts)
-    if scorer is None:
-        scorer = LexicalScorer([terms_of(t) for t in texts])
-        _scorers[texts] = scorer
-        while len(_scorers) > 4:
-            _scorers.popitem(last=False)
-    else:
-        _scorers.move_to_end(texts)
+def scorer_for(texts: Sequence[str], growing: int | None = None) -> LexicalScorer:
+    """A scorer over ``texts``. The first ``growing`` (default: all) are matched, by value,
+    against the corpora kept from earlier calls: when they repeat one's tail and add turns (a
+    session that grows) or drop its first turns (a window that slides), the corpus is reused and
+    only the new turns are analysed. The rest are analysed per call."""
+    global _last
+    stable = len(texts) if growing is None else max(0, min(growing, len(texts)))
+    key = tuple(texts)
+    last = _last
+    if last is not None and last[0] == key and last[1] == growing:
+        return last[2]  # the same candidates again (several scorings of one build)
+    head = list(texts[:stable])
+    corpus, lo = _match(head)
+    hi = lo + len(head)
+    rest = [terms_of(t) for t in texts[stable:]]
+    scorer = LexicalScorer(rest, _corpus=corpus, _lo=lo, _hi=hi)
+    _last = (key, growing, scorer)
     return scorer
+
+
+def _match(head: list[str]) -> tuple[_Corpus, int]:
+    """A corpus holding ``head`` as documents lo..lo+len(head), and lo; extended or new."""
+    if not head:
+        return _Corpus(), 0
+    with _corpora_lock:
+        for cid, corpus in reversed(_corpora.items()):
+            found = _offset(corpus, head)
+            if found is None:
+                continue
+            lo, have = found
+            with corpus.lock:
+                if have < len(head):
+                    if lo + have != len(corpus):
+                        continue  # another history branched off this one: not ours to extend
+                    for t in head[have:]:
+                        corpus.append(terms_of(t), t)
+                corpus.last_lo = lo
+            _corpora.move_to_end(cid)
+            if lo > len(head) + 1000:
+                break  # mostly turns slid out: start afresh rather than keep them
+            return corpus, lo
+        corpus = _Corpus()
+        for t in head:
+            corpus.append(terms_of(t), t)
+        _corpora[id(corpus)] = corpus
+        while len(_corpora) > MAX_CORPORA:
+            _corpora.popitem(last=False)
+        return corpus, 0
+
+
+def _offset(corpus: _Corpus, head: list[str]) -> tuple[int, int] | None:
+    """(lo, k): ``head[:k]`` equals the corpus from document lo to its end (or head is inside it,
+    k = len(head)); None when neither holds near the corpus's last start."""
+    texts = corpus.texts
+    if not head or not texts:
+        return None
+    first = head[0]
+    for lo in range(corpus.last_lo, min(len(texts), corpus.last_lo + SLIDE_SEARCH)):
+        if texts[lo] != first:
+            continue
+        k = min(len(head), len(texts) - lo)
+        if texts[lo:lo + k] == head[:k]:
+            return lo, k
+    return None
 
 
 def spread_to_neighbours(scores: Sequence[float], weight: float, window: int = 3,

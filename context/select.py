@@ -11,10 +11,12 @@ one that does not fit is skipped, or shortened visibly by the compress stage.
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from functools import lru_cache
+from itertools import compress
 from collections.abc import Callable
 
 from . import packets as P
@@ -54,6 +56,7 @@ PROXIMITY_CANDIDATES = 150
 # this share of the room: recency, neighbours and proximity can add turns, never push these out.
 BM25_RESERVED_SHARE = 0.3
 REINFORCE_BY_PRIOR = True
+DUP_RARITY_SAMPLE = 1000
 RECENT_BONUS = 1.0  # enough to outrank any relevance: the latest turns are the conversation's present
 
 PROFILES: dict[str, Profile] = {
@@ -103,17 +106,21 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     lexical = [p for p in candidates if p.source in (P.HISTORY, P.TOOL_RESULT, P.DOCUMENT)
                or (p.source in (P.NOTE, P.MEMORY) and not p.given_score)]
     texts = [_searchable(p) for p in lexical]
-    rels = lexical_relevance(query, texts)
+    # The leading history turns are the part that grows from call to call: its analysis is kept.
+    growing = next((k for k, p in enumerate(lexical) if p.source != P.HISTORY), len(lexical))
+    rels = lexical_relevance(query, texts, growing=growing)
     if PROXIMITY_WEIGHT:
         # A run of the query's words in its order is stronger evidence than the same words apart.
         # Only the leading candidates can be reordered into the budget: look at those.
-        leading = sorted((i for i, r in enumerate(rels) if r > 0), key=rels.__getitem__,
-                         reverse=True)[:PROXIMITY_CANDIDATES]
+        leading = heapq.nlargest(PROXIMITY_CANDIDATES, compress(range(len(rels)), rels),
+                                 key=rels.__getitem__)
         near = proximity(query, texts, leading)
-        rels = [r * (1.0 + PROXIMITY_WEIGHT * near.get(i, 0.0)) for i, r in enumerate(rels)]
-        top = max(rels, default=0.0)
-        rels = [r / top for r in rels] if top > 0 else rels
-    for p, rel, plain in zip(lexical, rels, plain_bm25(query, texts)):
+        if near:
+            for i, v in near.items():
+                rels[i] *= 1.0 + PROXIMITY_WEIGHT * v
+            top = max(rels)
+            rels = [r / top for r in rels]
+    for p, rel, plain in zip(lexical, rels, plain_bm25(query, texts, growing=growing)):
         p.relevance = rel
         p.plain = plain
     history = sorted((p for p in candidates if p.source == P.HISTORY), key=lambda p: p.position)
@@ -152,10 +159,17 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
 def _searchable(p: Packet) -> str:
     """The text relevance is computed on: title and content, and for history the turn's month
     and year, so "what did we do in June 2023?" finds turns from then."""
-    text = f"{p.title}\n{p.content}" if p.title else p.content
     if p.source == P.HISTORY and p.timestamp is not None:
-        text = text + _month_terms(p.timestamp.year, p.timestamp.month)
-    return text
+        return _with_month(p.title, p.content, p.timestamp.year, p.timestamp.month)
+    return f"{p.title}\n{p.content}" if p.title else p.content
+
+
+@lru_cache(maxsize=65536)
+def _with_month(title: str, content: str, year: int, month: int) -> str:
+    # Cached: the same turns come back on every call, and the same string object lets the
+    # scorer's value comparisons short-cut.
+    text = f"{title}\n{content}" if title else content
+    return text + _month_terms(year, month)
 
 
 @lru_cache(maxsize=1024)
@@ -235,14 +249,19 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
     taken: set[int] = set()
     compressions = 0
     # The best item of each source may be shortened even with weak relevance: the caller chose it.
-    best_of_source = {min(i for i, p in enumerate(pool) if p.source == src)
-                      for src in {p.source for p in pool}}
+    first_of: dict[str, int] = {}
+    for i, p in enumerate(pool):
+        first_of.setdefault(p.source, i)
+    best_of_source = set(first_of.values())
     reasons: dict[int, str] = {}
 
     def extra_cost(p: Packet) -> int:
         return group_cost(p.group) if p.group and p.group not in sel.groups else 0
 
-    dups = NearDuplicates(_fingerprint(p)[1] for p in pool)
+    # Term rarity for the duplicate index from the leading items only: any one order of terms finds
+    # the same pairs (prefix filtering needs a global order, not the true one), and counting every
+    # term of a 5,000-turn pool cost more than the whole rest of the selection.
+    dups = NearDuplicates(_fingerprint(p)[1] for p in pool[:DUP_RARITY_SAMPLE])
 
     def admit(p: Packet) -> None:
         c = p.tokens + extra_cost(p)
@@ -299,7 +318,10 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
         by_plain = sorted((i for i, p in enumerate(pool) if p.source == P.HISTORY and p.plain > 0),
                           key=lambda i: -pool[i].plain)
         spent = 0
+        least = min((pool[i].tokens for i in by_plain), default=0)
         for i in by_plain:
+            if reserved_room - spent < least:
+                break  # the reserve is full: nothing more can fit in it
             if spent + pool[i].tokens > reserved_room:
                 continue
             before = sel.used
@@ -308,19 +330,35 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
     # 1. Minimum shares: every source that has candidates gets its floor first.
     for share in sorted(present, key=lambda s: -profile.shares[s][0]):
         for i, p in enumerate(pool):
-            if i not in taken and SHARE_OF[p.source] == share and usage.get(share, 0) < caps_min[share]:
+            if usage.get(share, 0) >= caps_min[share]:
+                break
+            if i not in taken and SHARE_OF[p.source] == share:
                 try_take(i, p, caps_min[share])
     # 2. Best first within maximum shares; 3. then whatever is left, caps lifted, because a
     # cap only exists to protect other sources and none of them wants the room any more.
-    smallest = min((p.tokens for p in pool), default=0)
+    # smallest[i]: the smallest item from i on; whole[i]: no item from i on may be shortened.
+    smallest = [0] * (len(pool) + 1)
+    whole = [True] * (len(pool) + 1)
+    smallest[-1] = 1 << 60
+    for i in range(len(pool) - 1, -1, -1):
+        smallest[i] = min(smallest[i + 1], pool[i].tokens)
+        whole[i] = whole[i + 1] and pool[i].source == P.HISTORY
     for capped in (True, False):
         for i, p in enumerate(pool):
+            if i in taken:
+                continue
             room_left = available - sel.used
-            if room_left < smallest and (shorten is None or compressions >= max_compressions
-                                         or room_left < 40):
+            if room_left < smallest[i] and (whole[i] or shorten is None or compressions >= max_compressions
+                                            or room_left < 40):
                 break  # nothing else can fit, whole or shortened
-            if i not in taken:
-                try_take(i, p, caps_max[SHARE_OF[p.source]] if capped else None)
+            cap = caps_max[SHARE_OF[p.source]] if capped else None
+            if p.source == P.HISTORY:
+                # What try_take would say of a turn too big for the room, without its work.
+                room = room_left if cap is None else min(room_left, cap - usage.get("history", 0))
+                if p.tokens > room:
+                    reasons[i] = "no room in its share" if room < room_left else "did not fit the budget"
+                    continue
+            try_take(i, p, cap)
     for i, p in enumerate(pool):
         if i not in taken:
             sel.dropped.append((p, reasons.get(i, "did not fit the budget")))
