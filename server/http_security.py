@@ -322,7 +322,8 @@ class CancelOnDisconnectMiddleware:
     The SDK keeps a session's requests running when their HTTP connection goes (the session outlives it), so a
     client that gave up would leave its work burning CPU. On a disconnect this layer posts
     ``notifications/cancelled`` for each request id of the body to the same session, exactly what a polite
-    client sends. Stateless mode has no session to post to: there the request is left to finish.
+    client sends. Without a session (``--stateless``, or an ``initialize``) it cancels the request's own
+    handling instead, which ends the per-request server and the work it started.
     """
 
     def __init__(self, app: ASGIApp, cancel_timeout: float = 10.0) -> None:
@@ -330,9 +331,10 @@ class CancelOnDisconnectMiddleware:
         self.cancel_timeout = cancel_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") != "POST" or not _header(scope, b"mcp-session-id"):
+        if scope["type"] != "http" or scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
+        in_session = bool(_header(scope, b"mcp-session-id"))
         original = dict(scope)  # the app's router adds keys to the scope it is given
         first = await receive()
         if first["type"] != "http.request" or first.get("more_body", False):  # not one whole body: stay out
@@ -357,16 +359,21 @@ class CancelOnDisconnectMiddleware:
                 answered = True
             await send(message)
 
-        async def watch() -> None:
+        async def watch(tg: Any) -> None:
             while (await receive())["type"] != "http.disconnect":
                 pass
             disconnected.set()
-            if not answered:
-                with anyio.CancelScope(shield=True), anyio.move_on_after(self.cancel_timeout):
-                    await self._cancel(original, body)
+            if answered:
+                return
+            if not in_session:
+                log.info("client disconnected before the answer: cancelling its sessionless request")
+                tg.cancel_scope.cancel()
+                return
+            with anyio.CancelScope(shield=True), anyio.move_on_after(self.cancel_timeout):
+                await self._cancel(original, body)
 
         async with anyio.create_task_group() as tg:
-            tg.start_soon(watch)
+            tg.start_soon(watch, tg)
             await self.app(scope, app_receive, tracking_send)
             tg.cancel_scope.cancel()
 

@@ -191,8 +191,10 @@ def test_connection_cap(http_server):
 async def test_session_table_is_bounded_and_sessions_expire(http_server):
     srv = http_server("--max-sessions", "3", "--session-idle-timeout", "2")
     async with http_client() as http:
-        codes = [(await http.post(srv.url, json=INIT, headers=MCP_HEADERS)).status_code for _ in range(4)]
-        assert codes == [200, 200, 200, 503]
+        replies = [await http.post(srv.url, json=INIT, headers=MCP_HEADERS) for _ in range(4)]
+        assert [r.status_code for r in replies] == [200, 200, 200, 503]
+        message = replies[3].json()["error"]["message"]  # the SDK's bare "Too many open sessions", explained
+        assert "--max-sessions 3" in message and "--session-idle-timeout" in message and "--stateless" in message
         deadline = time.monotonic() + 30
         while (await http.post(srv.url, json=INIT, headers=MCP_HEADERS)).status_code != 200:
             assert time.monotonic() < deadline, "idle sessions were never closed"
