@@ -26,6 +26,8 @@ from typing import IO, Any
 
 CHUNK = 250        # documents per message to a child: big enough to amortise pickling, small enough to balance
 CHILD_LIMIT_MB = 128  # a child's posting pool before it spills sorted runs to disk
+EXTENSION = "ctxpost"  # beside a segment: its long posting lists, read with one pread (postings_file);
+# ranking.POSTINGS_EXTENSION is the same name
 
 
 class _Child:
@@ -133,15 +135,30 @@ def _chunks(docs: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str
 
 
 def _child_main(folder: str) -> int:
-    """In the child: read chunks from stdin until EOF, add them to one writer, commit one segment."""
+    """In the child: read chunks from stdin until EOF, add them to one writer, commit one segment,
+    and beside it the segment's long posting lists in ``postings_file``'s format."""
     from whoosh.filedb.filestore import FileStorage
+    from whoosh.index import TOC
 
+    from .postings_file import FIELD, PostingsRecorder
     from .whoosh_backend import INDEX_NAME, _schema
 
     path = Path(folder)
     path.mkdir(parents=True, exist_ok=True)
-    ix = FileStorage(folder, supports_mmap=False).create_index(_schema(), indexname=INDEX_NAME)
+    storage = FileStorage(folder, supports_mmap=False)
+    ix = storage.create_index(_schema(), indexname=INDEX_NAME)
     writer = ix.writer(limitmb=CHILD_LIMIT_MB)
+    recorder = PostingsRecorder()
+    pool_add = writer.pool.add
+    record = recorder.add
+
+    def add(item: tuple[str, bytes, int, float, bytes]) -> None:
+        # Whoosh's writer hands every posting to its pool: note the text field's on the way.
+        if item[0] == FIELD:
+            record(item[1], item[2], item[3])
+        pool_add(item)
+
+    writer.pool.add = add
     stdin = sys.stdin.buffer
     try:
         while True:
@@ -156,6 +173,8 @@ def _child_main(folder: str) -> int:
         raise
     writer.commit(merge=False)
     ix.close()
+    for segment in TOC.read(storage, INDEX_NAME).segments:
+        recorder.write(path / f"{segment.segment_id()}.{EXTENSION}")
     return 0
 
 

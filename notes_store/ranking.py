@@ -17,6 +17,7 @@ from array import array
 from operator import add, neg, truediv
 from collections import OrderedDict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 
@@ -25,6 +26,9 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 
 from .analysis import QueryUnit
 from .bm25 import B, K1
+from .postings_file import PostingsFile, open_postings
+
+POSTINGS_EXTENSION = "ctxpost"  # index_build.EXTENSION (not imported: that module starts processes)
 
 __all__ = ["B", "K1", "FIELD", "Ranker", "read_ids"]
 
@@ -34,9 +38,10 @@ FIELD = "text"
 class _SegmentPostings:
     """Decoded postings of one segment, least recently used terms evicted first."""
 
-    def __init__(self, reader: Any, avgdl: float) -> None:
+    def __init__(self, reader: Any, avgdl: float, side: PostingsFile | None = None) -> None:
         self.reader = reader
         self.avgdl = avgdl
+        self.side = side  # the segment's long lists as raw arrays, when its build wrote them
         doc_count = reader.doc_count_all()
         # One norm per stored length byte (256 values), then a table lookup per document in C:
         # a 100k-document segment is ready in milliseconds instead of a second of method calls.
@@ -50,9 +55,13 @@ class _SegmentPostings:
         if cached is not None:
             self.terms.move_to_end(term)
             return cached
-        if (FIELD, term) not in self.reader:
+        raw = self.side.get(term) if self.side is not None else None
+        if raw is not None:
+            ids, parts = raw[0], _parts(raw[0], raw[1], self.norms)
+        elif (FIELD, term) not in self.reader:
             return None
-        ids, parts = _decode(self.reader.postings(FIELD, term), self.norms)
+        else:
+            ids, parts = _decode(self.reader.postings(FIELD, term), self.norms)
         self.terms[term] = (ids, parts)
         self.size += len(ids)
         return ids, parts
@@ -103,9 +112,12 @@ def _read(matcher: Any, weights: bool = True) -> tuple[array[int], array[float]]
 def _decode(matcher: Any, norms: array[float]) -> tuple[array[int], array[float]]:
     """Read a posting list into (doc ids, BM25 tf parts)."""
     ids, tfs = _read(matcher)
-    # tf * (K1 + 1) / (tf + norm[d]), element by element in C.
-    parts = array("f", map(truediv, map((K1 + 1).__mul__, tfs), map(add, tfs, map(norms.__getitem__, ids))))
-    return ids, parts
+    return ids, _parts(ids, tfs, norms)
+
+
+def _parts(ids: array[int], tfs: array[float], norms: array[float]) -> array[float]:
+    """BM25's tf part, tf * (K1 + 1) / (tf + norm[d]), element by element in C."""
+    return array("f", map(truediv, map((K1 + 1).__mul__, tfs), map(add, tfs, map(norms.__getitem__, ids))))
 
 
 class _PhraseChecker:
@@ -144,12 +156,19 @@ class Ranker:
     add, those words only update documents already seen.
     """
 
-    def __init__(self, max_postings: int = 2_000_000, count_bound: int = 1000) -> None:
+    def __init__(self, max_postings: int = 3_000_000, count_bound: int = 1000,
+                 dict_postings: int = 400_000, folder: Path | None = None) -> None:
+        self.folder = folder  # where segments' postings files (``postings_file``) may be
         self.max_postings = max_postings
         self.count_bound = count_bound  # phrase matches counted exactly up to this many
         self._segments: dict[str, _SegmentPostings] = {}
         self._generation: object = None
-        self._terms: dict[str, tuple[dict[int, float], float]] = {}
+        # Decoded postings live twice: per segment as compact arrays (8 bytes a posting, up to
+        # ``max_postings``), and per term as a {docnum: part} dict for the set and map work of a
+        # query (~90 bytes a posting: ints and floats are objects), up to ``dict_postings``,
+        # least recently used first out. A dict is remade from the arrays in C when needed again.
+        self.dict_postings = dict_postings
+        self._terms: OrderedDict[str, tuple[dict[int, float], float]] = OrderedDict()
         self._terms_size = 0
         self._by_score: dict[str, list[int]] = {}  # term -> its documents, highest BM25 part first
 
@@ -166,7 +185,9 @@ class Ranker:
             # Length normalisation uses the collection's average length; redo
             # the (cheap) per-segment work when it has drifted noticeably.
             if seg is None or abs(seg.avgdl - avgdl) > 0.05 * avgdl:
-                seg = self._segments[seg_id] = _SegmentPostings(reader, avgdl)
+                side = seg.side if seg is not None else (
+                    open_postings(self.folder / f"{seg_id}.{POSTINGS_EXTENSION}") if self.folder else None)
+                seg = self._segments[seg_id] = _SegmentPostings(reader, avgdl, side)
             else:
                 seg.reader = reader
             leaves.append((seg, offset))
@@ -178,6 +199,7 @@ class Ranker:
         """{global docnum: BM25 tf part} and its maximum, for one term."""
         cached = self._terms.get(term)
         if cached is not None:
+            self._terms.move_to_end(term)
             return cached
         docs: dict[int, float] = {}
         for seg, off in leaves:
@@ -188,6 +210,10 @@ class Ranker:
         entry = (docs, max(docs.values()) if docs else 0.0)
         self._terms[term] = entry
         self._terms_size += len(docs)
+        while self._terms_size > self.dict_postings and len(self._terms) > 1:
+            old, (old_docs, _top) = self._terms.popitem(last=False)
+            self._terms_size -= len(old_docs)
+            self._by_score.pop(old, None)
         return entry
 
     def search(self, searcher: Any, units: Sequence[QueryUnit], allowed: set[int], limit: int,
@@ -195,11 +221,12 @@ class Ranker:
         """Top ``limit`` (docnum, score) among ``allowed`` docs, how many matched, and whether that
         count is a lower bound."""
         leaves = self._leaves(searcher)
-        if generation != self._generation or self._terms_size > self.max_postings:
-            self._generation, self._terms, self._terms_size = generation, {}, 0
+        if generation != self._generation:
+            self._generation, self._terms, self._terms_size = generation, OrderedDict(), 0
             self._by_score = {}
-            budget = self.max_postings // max(len(self._segments), 1)
-            for seg in self._segments.values():
+        budget = self.max_postings // max(len(self._segments), 1)
+        for seg in self._segments.values():
+            if seg.size > budget:
                 seg.evict(budget)
         n_docs = max(searcher.doc_count(), 1)
 

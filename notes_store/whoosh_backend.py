@@ -81,7 +81,7 @@ class WhooshBackend:
         self._searcher: Any = None  # whoosh Searcher: replaced, never mutated, so searches may hold it
         self._build_id = ""
         self._merge_next = False
-        self._ranker = Ranker()
+        self._ranker = Ranker(folder=folder)
         self._search_lock = threading.Lock()
         self._filter_parts: dict[tuple[Any, ...], set[int]] = {}  # filter part -> live docnums
         self._docnums: dict[str, int | None] = {}  # key -> docnum, for ``exclude``
@@ -314,16 +314,16 @@ class WhooshBackend:
         10k notes to evaluate one such filter query.
         """
         # The cached set itself, not a copy (100k members at 100k notes): the steps below make new
-        # sets, and neither the caller nor the ranker changes it.
+        # sets (never ``&=``: that would change the cache), and neither caller nor ranker changes it.
         docs = self._filter_part(searcher, ("kind", filters.kind), Q.Term("kind", filters.kind))
         if filters.types:
-            docs &= set().union(*(self._filter_part(searcher, ("type", t), Q.Term("type", t))
-                                  for t in filters.types))
+            docs = docs & set().union(*(self._filter_part(searcher, ("type", t), Q.Term("type", t))
+                                        for t in filters.types))
         for tag in filters.tags or ():
-            docs &= self._filter_part(searcher, ("tag", tag), Q.Term("tags", tag))
+            docs = docs & self._filter_part(searcher, ("tag", tag), Q.Term("tags", tag))
         if filters.updated_after is not None or filters.updated_before is not None:
             span = (filters.updated_after, filters.updated_before)
-            docs &= self._filter_part(searcher, ("updated", span), Q.NumericRange("updated", *span))
+            docs = docs & self._filter_part(searcher, ("updated", span), Q.NumericRange("updated", *span))
         return docs
 
     def _filter_part(self, searcher: Any, name: tuple[Any, ...], query: Any) -> set[int]:

@@ -13,6 +13,7 @@ from notes_store import whoosh_backend as wb
 from notes_store.errors import StorageError
 from notes_store.search_backend import Filters, IndexEntry
 from notes_store.analysis import query_units
+from notes_store.postings_file import open_postings
 
 WORDS = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma".split()
 
@@ -41,25 +42,40 @@ def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_child_build_matches_in_process_build(tmp_path: Path, small_threshold: None,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    entries = _entries(120)
+    entries = _entries(300)  # ~150 a child: "body" and "note" pass postings_file.MIN_POSTINGS
     monkeypatch.setenv("CTXNOTES_INDEX_WORKERS", "2")
     parallel = wb.WhooshBackend(tmp_path / "p")
-    assert parallel.create(entries) == 120
+    assert parallel.create(entries) == 300
     monkeypatch.setenv("CTXNOTES_INDEX_WORKERS", "0")
     serial = wb.WhooshBackend(tmp_path / "s")
-    assert serial.create(entries) == 120
+    assert serial.create(entries) == 300
     try:
-        assert parallel.doc_count() == serial.doc_count() == 120
+        assert parallel.doc_count() == serial.doc_count() == 300
+        # Each child wrote its segment's long lists beside it; scores below come from them.
+        sides = [open_postings(p) for p in (tmp_path / "p").glob("*.ctxpost")]
+        assert len(sides) == 2 and all(side is not None and len(side) >= 2 for side in sides)
+        side = sides[0]
+        assert side is not None and side.get("bodi") is not None and side.get("nowhere") is None
         assert sorted(parallel.keys()) == sorted(serial.keys())
         assert len(parallel._ix._segments()) == 2  # one per child: the child path ran
-        for query in ("alpha", "beta gamma", '"数据模型"', "body 17", "note lambda"):
+        for query in ("alpha", "beta gamma", '"数据模型"', "body 17", "note lambda", "body", "note body"):
             # Same documents, same scores (ties may come in another order: document numbers differ).
             assert _scored(_search(parallel, query)) == _scored(_search(serial, query)), query
         assert _scored(_search(parallel, "alpha", tags=["t1"])) == _scored(_search(serial, "alpha", tags=["t1"]))
         # The build folders are gone and the index reopens from its files.
         assert not [p for p in (tmp_path / "p").iterdir() if p.name.startswith(".build-")]
         parallel.close()
-        assert parallel.open() and parallel.doc_count() == 120
+        assert parallel.open() and parallel.doc_count() == 300
+        # A damaged postings file only means Whoosh's own (slower) lists: same answers.
+        for path in (tmp_path / "p").glob("*.ctxpost"):
+            path.write_bytes(path.read_bytes()[:-100])
+        again = wb.WhooshBackend(tmp_path / "p")
+        assert again.open()
+        try:
+            for query in ("body", "note body", "alpha"):
+                assert _scored(_search(again, query)) == _scored(_search(serial, query)), query
+        finally:
+            again.close()
     finally:
         parallel.close()
         serial.close()
