@@ -5,6 +5,8 @@ Quick: a few histories per generator, no build_context calls.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import subprocess
 import sys
@@ -156,3 +158,35 @@ def test_cli_prints_a_history_and_refuses_bad_arguments():
     bad = subprocess.run([sys.executable, "-m", "bench.devsets", "memlog", "fr", "1"], cwd=repo, capture_output=True,
                          text=True, timeout=60)
     assert bad.returncode == 2 and "usage:" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_generation_does_not_depend_on_the_hash_seed():
+    """Sets are the same in every process (no iteration over hash-ordered sets feeds the generator)."""
+    repo = Path(__file__).resolve().parent.parent
+    outs = [subprocess.run([sys.executable, "-m", "bench.devsets", "memlog", "zh", "3"], cwd=repo, text=True,
+                           capture_output=True, timeout=60, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+            for seed in ("1", "2")]
+    assert outs[0] and outs[0] == outs[1]
+
+
+# The figures in bench/devsets/README.md and the reports are for these exact sets: a change to a
+# generator must be deliberate (then update the digests and re-run `python -m bench.quality`).
+DIGESTS = {
+    "zh-memlog": "66a3e30226d90b79",
+    "en-memlog": "b2fcd22280f80ac3",
+    "en-dialogue": "2fe9ce7cd44f2cc1",
+}
+
+
+def _digest(conv: Conversation) -> str:
+    h = hashlib.sha256()
+    for t in conv.history:
+        h.update(f"{t['id']}\t{t['role']}\t{t['content']}\t{t.get('timestamp', '')}\n".encode())
+    for q in conv.questions:
+        h.update(f"{q['question']}\t{q['evidence']}\t{q['answer']}\t{q['category']}\n".encode())
+    return h.hexdigest()[:16]
+
+
+@pytest.mark.parametrize("name", sorted(DIGESTS))
+def test_generated_sets_are_the_ones_measured(name):
+    assert _digest(GENERATORS[name](101)) == DIGESTS[name], "generator changed: update DIGESTS and the figures"
