@@ -105,10 +105,9 @@ def strip_session(conv: Conversation) -> Conversation:
 # Seeds: tune on DEV_SEEDS, report HELD_OUT_SEEDS as well (never tuned on).
 DEV_SEEDS = (1, 2)
 HELD_OUT_SEEDS = (11, 12)
-HISTORIES_PER_SEED = 5
-
-
-MEMLOGS_PER_SEED = 3
+HISTORIES_PER_SEED = 5      # zh-log / en-log
+MEMLOGS_PER_SEED = 3        # zh-memlog / en-memlog
+DIALOGUES_PER_SEED = 3      # en-dialogue
 
 
 def statement_log_set(lang: str, seeds: tuple[int, ...], split: str) -> DevSet:
@@ -125,11 +124,8 @@ def memlog_set(lang: str, seeds: tuple[int, ...], split: str) -> DevSet:
     return DevSet(f"{lang}-memlog", split, convs)
 
 
-DIALOGUES_PER_SEED = 3
-
-
 def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
-    """``en-dialogue``: generated two-speaker multi-session conversations, 3 per seed."""
+    """``en-dialogue``: generated two-speaker multi-session conversations, ``DIALOGUES_PER_SEED`` per seed."""
     return DevSet("en-dialogue", split, [generate_dialogue(seed * 100 + k)
                                          for seed in seeds for k in range(DIALOGUES_PER_SEED)])
 
