@@ -1,0 +1,73 @@
+"""The catalogue file: rows loaded lazily (one line each until used), stamps without making rows,
+rows compacted to JSON text on save, damaged files and lines handled. Real files in a tmp dir."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from notes_store.catalogue import Catalogue, Entry, LazyRows
+
+
+def _saved(tmp_path: Path, n: int = 50) -> tuple[Path, Catalogue]:
+    cat = Catalogue()
+    for i in range(n):
+        key = f"notes/n{i}.md"
+        cat[key] = Entry(key, "note", tmp_path, 1000 + i, 10 + i, {"title": f"t{i}", "tags": ["a", "数据"]})
+    path = tmp_path / "catalogue"
+    cat.save(path, {"index": "x:1", "stamps": {"notes": 5}})
+    return path, cat
+
+
+def test_saved_rows_come_back_lazily_and_equal(tmp_path: Path) -> None:
+    path, original = _saved(tmp_path)
+    # Saving compacted the rows: the parsed fields were dropped, the JSON text kept.
+    assert all(e._meta is None and e._raw for e in original.values())
+    loaded = Catalogue.load(path, tmp_path, {"note", "memory"})
+    assert loaded is not None
+    rows, record = loaded
+    assert isinstance(rows, LazyRows) and record["index"] == "x:1" and record["stamps"] == {"notes": 5}
+    cat = Catalogue()
+    cat.replace_all(rows)
+    assert len(cat) == 50 and "notes/n7.md" in cat and "notes/zz.md" not in cat
+    assert cat.stamp("notes/n7.md") == (1007, 17) and cat.stamp("notes/zz.md") is None
+    assert not cat._rows  # nothing was made yet: stamps and membership read the saved lines
+    row = cat.get("notes/n7.md")
+    assert row is not None and row.meta == {"title": "t7", "tags": ["a", "数据"]} and row.path == tmp_path / "notes/n7.md"
+    assert cat.get("notes/n7.md") is row and len(cat._rows) == 1
+    assert rows["notes/n3.md"] is cat.get("notes/n3.md")  # the loader's mapping and the catalogue share rows
+    assert sorted(cat.keys()) == sorted(original.keys())
+    assert cat.pop("notes/n9.md") is not None and "notes/n9.md" not in cat and len(cat) == 49
+    assert {e.key: (e.mtime_ns, e.size, e.meta) for e in cat.values()} == {
+        e.key: (e.mtime_ns, e.size, e.meta) for e in original.values() if e.key != "notes/n9.md"}
+
+
+def test_torn_or_foreign_files_are_not_loaded(tmp_path: Path) -> None:
+    path, _ = _saved(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text[: len(text) // 2], encoding="utf-8")
+    assert Catalogue.load(path, tmp_path, {"note"}) is None
+    path.write_text("not json\nend\n", encoding="utf-8")
+    assert Catalogue.load(path, tmp_path, {"note"}) is None
+    assert Catalogue.load(tmp_path / "missing", tmp_path, {"note"}) is None
+
+
+def test_a_damaged_stamp_makes_the_row_look_changed(tmp_path: Path) -> None:
+    path, _ = _saved(tmp_path, 3)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[1] = lines[1].replace("\t1000\t", "\tNaN\t")
+    path.write_text("\n".join(lines), encoding="utf-8")
+    loaded = Catalogue.load(path, tmp_path, {"note"})
+    assert loaded is not None
+    cat = Catalogue(loaded[0])
+    assert cat.stamp("notes/n0.md") == (-3, -3)  # no file has this stamp: the next scan reads it again
+    row = cat.get("notes/n0.md")
+    assert row is not None and row.mtime_ns == -3 and row.meta["title"] == "t0"
+
+
+def test_rows_of_a_kind_no_longer_served_are_dropped(tmp_path: Path) -> None:
+    cat = Catalogue()
+    cat["notes/a.md"] = Entry("notes/a.md", "note", tmp_path, 1, 1, {"title": "a"})
+    cat["memory/b.md"] = Entry("memory/b.md", "memory", tmp_path, 2, 2, {"title": "b"})
+    cat.save(tmp_path / "c", {})
+    loaded = Catalogue.load(tmp_path / "c", tmp_path, {"note"})
+    assert loaded is not None and list(loaded[0]) == ["notes/a.md"]
