@@ -329,10 +329,12 @@ def _result(fmt: str, query_type: str, tokens: int, budget: int, lay: Layout, ch
     res.selected += [p.report() for p in sorted(chosen, key=lambda p: -p.score)]
     # Rows best first; history beyond MAX_DROPPED_HISTORY_ROWS is only counted. Equivalent to sorting every
     # dropped item by score (stable) and skipping history past the limit, without sorting thousands of turns.
-    hist_dropped = [i for i, (p, _) in enumerate(dropped) if p.source == P.HISTORY]
-    shown = set(heapq.nlargest(MAX_DROPPED_HISTORY_ROWS, hist_dropped, key=lambda i: dropped[i][0].score))
-    order = sorted((i for i in range(len(dropped)) if dropped[i][0].source != P.HISTORY or i in shown),
-                   key=lambda i: (-dropped[i][0].score, i))
+    hist_dropped: list[int] = []
+    others: list[int] = []
+    for i, d in enumerate(dropped):
+        (hist_dropped if d[0].source == P.HISTORY else others).append(i)
+    shown = heapq.nlargest(MAX_DROPPED_HISTORY_ROWS, hist_dropped, key=lambda i: dropped[i][0].score)
+    order = sorted(others + shown, key=lambda i: (-dropped[i][0].score, i))
     for i in order:
         p, reason = dropped[i]
         row = p.report()

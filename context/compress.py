@@ -10,6 +10,7 @@ fit verbatim is condensed into one "earlier conversation" packet.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -31,6 +32,18 @@ _CUES = re.compile(r"\b(decid\w*|agree\w*|will|must|need\w*|plan\w*|todo|fix\w*|
 def split_sentences(text: str) -> list[str]:
     """Sentences (and lines) of ``text``, in order, stripped; good enough for extractive picks."""
     return [s.strip() for s in _SENTENCE_RE.findall(text) if s.strip()]
+
+
+@lru_cache(maxsize=32768)
+def sentence_table(text: str) -> tuple[tuple[str, frozenset[str], bool], ...]:
+    """(sentence, its terms, whether it reads like a decision/fact/question) for each sentence of
+    ``text``; cached by text, since the same old turns are condensed again on every call of a long session."""
+    return tuple((s, frozenset(terms_of(s)), _CUES.search(s) is not None) for s in split_sentences(text))
+
+
+# Lines tried per condensed packet: a few dozen fit in any room a tier gets, and each try costs an exact count.
+MAX_LINES_TRIED = 400
+MIN_LINE_TOKENS = 4     # "- user: Ok." and the newline: below this nothing more fits
 
 
 def _sentence_score(sentence: str, qterms: set[str]) -> float:
@@ -172,15 +185,18 @@ def condense_history(turns: Sequence[Packet], query_terms: Sequence[str], max_to
     qterms = set(query_terms)
     candidates: list[tuple[float, int, int, str]] = []
     for t_index, turn in enumerate(turns):
-        for s_index, sentence in enumerate(split_sentences(turn.content)):
-            score = _sentence_score(sentence, qterms)
+        for s_index, (sentence, terms, cue) in enumerate(sentence_table(turn.content)):
+            # The same score as _sentence_score, from the cached terms.
+            score = len(terms & qterms) + (0.3 if cue else 0.0) + min(len(terms), 20) / 200.0
             if score >= 0.3 and len(sentence) > 12:
                 candidates.append((score, t_index, s_index, f"- {turn.role}: {sentence}"))
     candidates.sort(key=lambda c: (-c[0], -c[1]))  # most useful first, newer on ties
     picked: list[tuple[int, int, str]] = []
     seen: set[str] = set()
     used = 0
-    for _score, t_index, s_index, line in candidates:
+    for _score, t_index, s_index, line in candidates[:MAX_LINES_TRIED]:
+        if room - used < MIN_LINE_TOKENS:
+            break
         if line in seen:
             continue  # the same line twice ("ok", a repeated greeting) says nothing new
         cost = counter.count(line) + 1

