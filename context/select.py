@@ -316,7 +316,7 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
     reserved_room = int(BM25_RESERVED_SHARE * min(available, caps_max.get("history", 0)))
     if reserved_room > 0:
         by_plain = sorted((i for i, p in enumerate(pool) if p.source == P.HISTORY and p.plain > 0),
-                          key=lambda i: -pool[i].plain)
+                          key=lambda i: (-pool[i].plain, pool[i].position))  # BM25 greedy's own order
         spent = 0
         least = min((pool[i].tokens for i in by_plain), default=0)
         for i in by_plain:

@@ -1,8 +1,11 @@
-"""A quality floor for build_context (deterministic): conv-26 recall not below the README's figures,
-and on the generated dev sets not below plain BM25 (within the noise of the small sample).
+"""A quality floor for build_context (deterministic, under a minute): what the selection reaches on
+the dev sets today, so a change that loses evidence turns fails here, not in a benchmark run later.
 
-The conv-26 sets need ../shared/data/locomo and are skipped without it; the generated statement logs
-(bench/devsets) always run. Full tables: ``python -m bench.quality``.
+Figures (``python -m bench.quality``, dev seeds): conv-26 0.823 / 0.886 at 1k / 2k; against plain
+BM25 packed greedily into the same budget, 1.09 / 1.09 on conv-26 interleaved and 1.09 / 1.06 on
+the English statement logs, level or better on the Chinese logs, the memory logs and the generated
+dialogues. One question is 1/140 on a statement-log set. The conv-26 sets need ../shared/data/locomo
+and are skipped without it; the generated sets (bench/devsets) always run.
 """
 
 from __future__ import annotations
@@ -16,40 +19,66 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.devsets import (  # noqa: E402
-    DEFAULT_LOCOMO, DEV_SEEDS, DevSet, interleave_sessions, load_locomo, statement_log_set)
+    DEFAULT_LOCOMO, DEV_SEEDS, DevSet, dialogue_set, interleave_sessions, load_locomo, memlog_set,
+    statement_log_set)
 from bench.quality import evaluate  # noqa: E402
 
 BUDGETS = (1000, 2000)
-CONV26_FLOOR = {1000: 0.808, 2000: 0.894}   # README figures before selection v2
-# 140 questions per generated set: one question is 0.007. Blind neighbour spreading cost the Chinese
-# log 0.11 at 1k; this tolerance catches that kind of regression without failing on a tie or two.
-LOG_TOLERANCE = 0.06
+# conv-26 today, less half a question (1/150): the figures of this selection, not of an older one.
+# (The pre-v2 README had 0.808 / 0.894: 2k is one question lower since knowledge queries dropped
+# recency, which lost to plain BM25 on every generated log.)
+CONV26_FLOOR = {1000: 0.82, 2000: 0.88}
+# Where the selection leads plain BM25 by 6% or more today, it must keep a 5% lead (the issue's target).
+LEAD = 1.05
+# The Chinese statement logs are ties among turns about the same relation: there the selection is
+# level with BM25 except for what the template costs (one question of 140 at 1k). Allow that, no more.
+ONE_LOG_QUESTION = 1 / 140 + 1e-9
 
 needs_locomo = pytest.mark.skipif(not DEFAULT_LOCOMO.is_file(), reason=f"no LoCoMo data at {DEFAULT_LOCOMO}")
 
 
+def _means(ds: DevSet, budgets: tuple[int, ...] = BUDGETS) -> dict[str, dict[int, float]]:
+    res = evaluate(ds, budgets, methods=("build_context", "bm25"))
+    assert res["over_budget"] == 0
+    means: dict[str, dict[int, float]] = res["means"]
+    return means
+
+
 @needs_locomo
-def test_conv26_recall_is_not_below_the_readme_figures():
-    conv = load_locomo(DEFAULT_LOCOMO)
-    means = evaluate(DevSet("conv26", "dev", [conv]), BUDGETS, methods=("build_context",))["means"]
+def test_conv26_recall_holds_todays_figures():
+    means = evaluate(DevSet("conv26", "dev", [load_locomo(DEFAULT_LOCOMO)]), BUDGETS,
+                     methods=("build_context",))["means"]
     for b in BUDGETS:
         assert means["build_context"][b] >= CONV26_FLOOR[b], (b, means)
 
 
 @needs_locomo
-def test_conv26_interleaved_is_not_below_plain_bm25():
-    conv = load_locomo(DEFAULT_LOCOMO)
-    res = evaluate(DevSet("conv26-interleaved", "dev", [interleave_sessions(conv, seed=1)]), BUDGETS,
-                   methods=("build_context", "bm25"))
+def test_conv26_interleaved_keeps_its_lead_over_plain_bm25():
+    m = _means(DevSet("conv26-interleaved", "dev", [interleave_sessions(load_locomo(DEFAULT_LOCOMO), seed=1)]))
     for b in BUDGETS:
-        assert res["means"]["build_context"][b] >= res["means"]["bm25"][b], (b, res["means"])
-    assert res["over_budget"] == 0
+        assert m["build_context"][b] >= LEAD * m["bm25"][b], (b, m)
+
+
+def test_english_statement_logs_keep_their_lead_over_plain_bm25():
+    m = _means(statement_log_set("en", DEV_SEEDS, "dev"))
+    for b in BUDGETS:
+        assert m["build_context"][b] >= LEAD * m["bm25"][b], (b, m)
+
+
+def test_chinese_statement_logs_are_level_with_plain_bm25():
+    m = _means(statement_log_set("zh", DEV_SEEDS, "dev"))
+    for b in BUDGETS:
+        assert m["build_context"][b] >= m["bm25"][b] - ONE_LOG_QUESTION, (b, m)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_statement_logs_are_not_below_plain_bm25(lang):
-    res = evaluate(statement_log_set(lang, DEV_SEEDS, "dev"), BUDGETS, methods=("build_context", "bm25"))
-    m = res["means"]
-    for b in BUDGETS:
-        assert m["build_context"][b] >= m["bm25"][b] - LOG_TOLERANCE, (b, m)
-    assert res["over_budget"] == 0
+def test_memory_logs_are_not_below_plain_bm25(lang):
+    # The harder logs (repeated relations, updates, near misses): both dev seeds (one alone is
+    # ~100 questions, where a tie decided the other way is a percent), at 1k to stay quick.
+    m = _means(memlog_set(lang, DEV_SEEDS, "dev"), (1000,))
+    assert m["build_context"][1000] >= m["bm25"][1000], m
+
+
+def test_generated_dialogues_keep_their_lead_over_plain_bm25():
+    m = _means(dialogue_set(DEV_SEEDS[:1], "dev"), (1000,))
+    assert m["build_context"][1000] >= LEAD * m["bm25"][1000], m
