@@ -71,9 +71,10 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
     hist = gathered_history.packets
     if hist and " ".join(hist[-1].content.split()) == " ".join(g.query.split()):
         hist = hist[:-1]  # the caller also put the query in history; it is shown once, as the task
-    g.candidates = (hist + gather_task_state(task_state) + gather_tool_results(tool_results)
-                    + gather_documents(documents))
-    check_input_size(g.candidates)
+    given = gather_task_state(task_state) + gather_tool_results(tool_results) + gather_documents(documents)
+    g.candidates = hist + given
+    # The history's size is kept by the history cache (the query turn dropped above is counted too: harmless).
+    check_input_size(given, already=gathered_history.text_bytes())
     g.tools = gather_tools(tools)
     evidence_limit = max(8, min(50, budget // 80))
     g.candidates += gather_evidence(evidence, g.query, evidence_limit, include_notes=include_notes,
@@ -85,7 +86,7 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
     if query_type == "auto":
         query_type = decide_query_type(
             g.query, has_task_state=task_state not in (None, "", {}), has_tool_results=bool(tool_results),
-            has_sources=any(p.source != P.HISTORY for p in g.candidates) or len(hist) > 20)
+            has_sources=len(g.candidates) > len(hist) or len(hist) > 20)  # candidates = history + others
     profile = PROFILES[query_type]
     if relevance_weight is not None or recency_weight is not None:
         profile = replace(profile, relevance_weight=profile.relevance_weight if relevance_weight is None
@@ -100,8 +101,10 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
     # History turns' costs are kept per turn by the history cache (a growing history costs its new turns only).
     hist_costs = gathered_history.costs((counter.encoding.name, format, hist[0].show_role if hist else True),
                                         cost)
-    for p in g.candidates:
-        p.tokens = hist_costs[p.position] if p.source == P.HISTORY else cost(p)
+    for p, c in zip(hist, hist_costs):  # hist is a prefix of the gathered turns: positions 0, 1, ...
+        p.tokens = c
+    for p in g.candidates[len(hist):]:
+        p.tokens = cost(p)
     container = 0 if format == "text" else (
         counter.count(STATE_HEADING) + counter.count(SUPPORT_HEADING) + 2 * (MESSAGE_OVERHEAD_TOKENS + 1))
     # Tools get their share of the budget, or more when the other candidates leave room anyway.
@@ -134,7 +137,7 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
                            "method": done[1]})
         return q
 
-    hist_total = sum(p.tokens for p in hist)
+    hist_total = sum(hist_costs[:len(hist)])
     reserve = 0
     if profile.condensed_share and hist_total > profile.shares["history"][1] * available:
         reserve = int(profile.condensed_share * available)
@@ -201,7 +204,7 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
 
     report(4, "done")
     return _result(format, query_type, tokens, budget, lay, chosen, dropped + tools_dropped,
-                   compressed, g, counter)
+                   compressed, g, counter, len(hist))
 
 
 def _validate(query: Any, max_tokens: Any, reserve_ratio: Any, fmt: Any, query_type: Any,
@@ -315,7 +318,7 @@ def _forget_compression(compressed: list[dict[str, Any]], p: Packet) -> None:
 
 def _result(fmt: str, query_type: str, tokens: int, budget: int, lay: Layout, chosen: list[Packet],
             dropped: list[tuple[Packet, str]], compressed: list[dict[str, Any]], g: Gathered,
-            counter: TokenCounter) -> ContextResult:
+            counter: TokenCounter, n_history: int) -> ContextResult:
     res = ContextResult(format=fmt, query_type=query_type, tokens=tokens, budget=budget,
                         warnings=list(g.warnings), compressed=compressed,
                         sections=section_tokens(lay, fmt, counter))
@@ -344,13 +347,16 @@ def _result(fmt: str, query_type: str, tokens: int, budget: int, lay: Layout, ch
     if extra_history:
         res.warnings.append(f"{extra_history} more dropped history turns (lower scores) are not listed "
                             f"in 'dropped'; see 'sources'")
-    candidates = Counter(p.source for p in g.candidates)
+    # g.candidates is the n_history history turns, then the other sources: no pass over every turn.
+    candidates: Counter[str] = Counter({P.HISTORY: n_history} if n_history else {})
+    candidates.update(p.source for p in g.candidates[n_history:])
     candidates.update(p.source for p in g.tools)
     selected = Counter(p.source for p in chosen + lay.tools)
     selected_tokens: Counter[str] = Counter()
     for p in chosen + lay.tools:
         selected_tokens[p.source] += p.tokens
-    dropped_n = Counter(p.source for p, _ in dropped)
+    dropped_n: Counter[str] = Counter({P.HISTORY: len(hist_dropped)} if hist_dropped else {})
+    dropped_n.update(dropped[i][0].source for i in others)
     stats: dict[str, dict[str, int]] = {}
     # Sources in the order they were first met (candidates, then selected, then dropped), as before.
     for source in chain(candidates, selected, dropped_n):

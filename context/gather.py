@@ -187,15 +187,18 @@ def gather_tools(tools: list[dict[str, Any]] | None) -> list[Packet]:
     return out
 
 
-def check_input_size(candidates: list[Packet]) -> None:
-    """Refuse a call whose caller-given text exceeds MAX_INPUT_BYTES, with what to do about it."""
-    total = 0
+def check_input_size(candidates: list[Packet], already: int = 0) -> None:
+    """Refuse a call whose caller-given text (``already`` bytes counted, e.g. the history's, plus the
+    candidates') exceeds MAX_INPUT_BYTES, with what to do about it."""
+    total = already
     for p in candidates:
-        total += len(p.content) if p.content.isascii() else len(p.content.encode("utf-8"))
         if total > MAX_INPUT_BYTES:
-            raise ContextError(f"history, documents, tool results and task state hold more than "
-                               f"{MAX_INPUT_BYTES // (1024 * 1024)} MiB of text; pass less per call "
-                               f"(recent turns, the relevant documents) or summarise the rest")
+            break
+        total += len(p.content) if p.content.isascii() else len(p.content.encode("utf-8", "surrogatepass"))
+    if total > MAX_INPUT_BYTES:
+        raise ContextError(f"history, documents, tool results and task state hold more than "
+                           f"{MAX_INPUT_BYTES // (1024 * 1024)} MiB of text; pass less per call "
+                           f"(recent turns, the relevant documents) or summarise the rest")
 
 
 def _evidence_packet(ev: Evidence, rank: int) -> Packet:

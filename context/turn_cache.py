@@ -44,6 +44,7 @@ class _History:
     templates: list[Packet]                       # as gather makes them, show_role True; never handed out
     roles: list[str]
     costs: dict[tuple[str, str, bool], list[int]] = field(default_factory=dict)
+    text_bytes: int = 0                           # UTF-8 size of all contents (the input-size limit)
 
 
 @dataclass
@@ -53,6 +54,12 @@ class CachedHistory:
     packets: list[Packet]
     _state: _History | None = None
     _lock: threading.Lock | None = None
+
+    def text_bytes(self) -> int:
+        """UTF-8 bytes of all the packets' contents (kept per history: not recounted every call)."""
+        if self._state is not None:
+            return self._state.text_bytes
+        return sum(_size(p.content) for p in self.packets)
 
     def costs(self, key: tuple[str, str, bool], cost: Callable[[Packet], int]) -> list[int]:
         """Cost of each packet (by position) for ``key`` = (encoding, format, show_role), computed
@@ -163,7 +170,8 @@ class HistoryCache:
                 columns=tuple((b + c) if base else c for b, c in zip(base.columns if base else new_cols, new_cols)),
                 templates=(base.templates if base else []) + fresh,
                 roles=(base.roles if base else []) + [p.role or "user" for p in fresh],
-                costs={k: v for k, v in base.costs.items()} if base else {})
+                costs={k: v for k, v in base.costs.items()} if base else {},
+                text_bytes=(base.text_bytes if base else 0) + sum(_size(p.content) for p in fresh))
             self._store(state)
         show = not (len(state.templates) > 1 and len(set(state.roles)) == 1)
         return CachedHistory(_copies(state.templates, show), state, self._lock)
@@ -181,8 +189,10 @@ class HistoryCache:
                     best = state
             elif n > m and (best is None or m > len(best.templates)):
                 if m > 0 and all(c == s[:m] for c, s in zip(cols, state.columns)):
-                    best = _History(tuple(s[:m] for s in state.columns), state.templates[:m], state.roles[:m],
-                                    {k: v[:m] for k, v in state.costs.items()})
+                    templates = state.templates[:m]
+                    best = _History(tuple(s[:m] for s in state.columns), templates, state.roles[:m],
+                                    {k: v[:m] for k, v in state.costs.items()},
+                                    sum(_size(p.content) for p in templates))
         if best is not None:
             with self._lock:
                 self.hits += 1
@@ -200,6 +210,10 @@ class HistoryCache:
             while len(self._items) > self.max_histories or (
                     len(self._items) > 1 and sum(k[0] for k in self._items) > self.max_turns):
                 self._items.popitem(last=False)
+
+
+def _size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def _set_show_role(packets: list[Packet]) -> None:

@@ -149,3 +149,15 @@ def test_the_cache_is_bounded() -> None:
     assert sum(n for n, _ in cache._items) <= 100
     cache.gather(turns(150, start=2000), _turn_packet)   # larger than the whole cache: not kept
     assert all(n != 150 for n, _ in cache._items)
+
+
+def test_the_input_size_limit_counts_cached_history_too() -> None:
+    from context.errors import ContextError
+    from context.gather import MAX_INPUT_BYTES
+    half = "z" * (MAX_INPUT_BYTES // 2)
+    history = [{"role": "user", "content": half}]
+    build_context("q", history=history, max_tokens=200)          # under the limit: cached
+    with pytest.raises(ContextError, match="more than 16 MiB"):  # the cached turn's bytes still count
+        build_context("q", history=history + [{"role": "user", "content": half + "z"}], max_tokens=200)
+    with pytest.raises(ContextError, match="more than 16 MiB"):  # history and documents together
+        build_context("q", history=history, documents=[{"content": half + "z"}], max_tokens=200)
