@@ -71,18 +71,23 @@ class _State:
     def limit(self) -> float:
         return max(2, RARE_SHARE * self.n_stats)
 
-    def idf_of(self, term: str) -> float:
+    def idf_of(self, term: str, keep: bool = True) -> float:
         v = self.idf.get(term)
         if v is None:
             d = self.df.get(term, 0)
             v = math.log(1.0 + (self.n_stats - d + 0.5) / (d + 0.5))
-            self.idf[term] = v
+            if keep:
+                self.idf[term] = v
         return v
 
     def lexical(self, a: int, b: int) -> float:
+        return self.lexical_of(self.terms[a], self.mass[a], self.terms[b], self.mass[b])
+
+    def lexical_of(self, ta: frozenset[str], ma: float, tb: frozenset[str], mb: float) -> float:
+        """How much two turns share in rare content terms, relative to the smaller one's mass."""
         limit = self.limit
-        shared = sum(self.idf_of(t) for t in self.terms[a] & self.terms[b] if self.df[t] <= limit)
-        return min(1.0, shared / min(self.mass[a], self.mass[b]) / LEXICAL_LINK)
+        shared = sum(self.idf_of(t, keep=False) for t in ta & tb if self.df.get(t, 0) <= limit)
+        return min(1.0, shared / min(ma, mb) / LEXICAL_LINK)
 
     def append(self, text: str, role: str | None, segment: str | None) -> None:
         terms = _content_terms(text)
@@ -118,64 +123,108 @@ def link_structure(texts: Sequence[str], roles: Sequence[str | None],
     n = len(texts)
     if n < 2:
         return [], 0.0
-    state, lo = _state_for(list(texts), list(roles), list(segments) if segments is not None else None)
-    lex = state.lex[lo:lo + n - 1]
-    adjacent = (state.full_lex[lo + n - 1] - state.full_lex[lo]) / (n - 1)
+    texts, roles = list(texts), list(roles)
+    segs = list(segments) if segments is not None else None
+    state, lo, k = _state_for(texts, roles, segs)
+    # Turns 0..k-1 are the kept state's lo..lo+k-1; the newest n-k are analysed here, unkept.
+    tail_terms = [_content_terms(x) for x in texts[k:]]
+    tail_mass = [sum(state.idf_of(t, keep=False) for t in ts) or 1.0 for ts in tail_terms]
+
+    def doc(i: int) -> tuple[frozenset[str], float]:
+        return (state.terms[lo + i], state.mass[lo + i]) if i < k else (tail_terms[i - k], tail_mass[i - k])
+
+    def pair(i: int, j: int) -> float:
+        return state.lexical_of(*doc(i), *doc(j))
+
+    kept_pairs = max(0, k - 1)
+    lex = state.lex[lo:lo + kept_pairs] + [pair(i, i + 1) for i in range(kept_pairs, n - 1)]
+    reply = state.reply[lo:lo + kept_pairs] + [
+        _is_reply(texts[i], roles[i], texts[i + 1], roles[i + 1], doc(i + 1)[0]) for i in range(kept_pairs, n - 1)]
+    linked = (state.full_lex[lo + kept_pairs] - state.full_lex[lo]) + sum(x >= 1.0 for x in lex[kept_pairs:])
+    adjacent = linked / (n - 1)
     if n > 2 * FAR_OFFSET:
-        far = (state.full_far[lo + n - FAR_OFFSET] - state.full_far[lo]) / (n - FAR_OFFSET)
+        kept_far = max(0, k - FAR_OFFSET)
+        far_linked = (state.full_far[lo + kept_far] - state.full_far[lo]) + sum(
+            pair(i, i + FAR_OFFSET) >= 1.0 for i in range(kept_far, n - FAR_OFFSET))
+        far = far_linked / (n - FAR_OFFSET)
     else:
         far = adjacent
     prior = _prior(adjacent, far)
     shared = 0.5 + 0.5 * prior
-    links = [max(x, prior, shared) if r else max(x, prior) for x, r in zip(lex, state.reply[lo:lo + n - 1])]
-    if state.segments is not None:
-        seg = state.segments
+    links = [max(x, prior, shared) if r else max(x, prior) for x, r in zip(lex, reply)]
+    if segs is not None:
         for i in range(n - 1):
-            if seg[lo + i] != seg[lo + i + 1]:
+            if segs[i] != segs[i + 1]:
                 links[i] = 0.0  # a new day is a new session
     return links, prior
 
 
+# New turns are analysed per call until there are more than LAZY_TAIL of them; then all but the
+# last SOFT_TAIL join the kept state. The newest turns are the ones a caller replaces (a partial
+# turn, the current question passed as the last turn): kept out, they never make the state
+# diverge from the history the next call sends.
+LAZY_TAIL = 32
+SOFT_TAIL = 4
+
+
 def _state_for(texts: list[str], roles: list[str | None],
-               segments: list[str] | None) -> tuple[_State, int]:
-    """The kept analysis covering ``texts`` from its turn lo on, extended by the new turns; or a
-    fresh one when none matches or the statistics are too old."""
+               segments: list[str] | None) -> tuple[_State, int, int]:
+    """(state, lo, k): a kept analysis whose turns lo..lo+k-1 are ``texts[:k]`` (extended when
+    many new turns came), or a fresh one when none matches or its statistics are too old."""
+    n = len(texts)
     with _states_lock:
         for sid, state in reversed(_states.items()):
-            found = _offset(state, texts, roles, segments)
+            found = _common(state, texts, roles, segments)
             if found is None:
                 continue
-            lo, have = found
-            if have < len(texts) and lo + have != len(state.texts):
-                continue
-            if abs(len(texts) - state.n_stats) > REFRESH_GROWTH * state.n_stats or lo > REFRESH_GROWTH * len(texts):
+            lo, k = found
+            if abs(n - state.n_stats) > REFRESH_GROWTH * state.n_stats or lo > REFRESH_GROWTH * n:
                 break  # statistics out of date: recompute
-            for k in range(have, len(texts)):
-                state.append(texts[k], roles[k], segments[k] if segments is not None else None)
-            state.count()
+            if n - k > LAZY_TAIL:
+                if lo + k != len(state.texts):
+                    continue  # it went another way from here: not this history's state any more
+                for i in range(k, n - SOFT_TAIL):
+                    state.append(texts[i], roles[i], segments[i] if segments is not None else None)
+                state.count()
+                k = n - SOFT_TAIL
             state.last_lo = lo
             _states.move_to_end(sid)
-            return state, lo
-        state = _fresh(texts, roles, segments)
+            return state, lo, k
+        keep = n - SOFT_TAIL if n - SOFT_TAIL > 2 * FAR_OFFSET else n
+        state = _fresh(texts[:keep], roles[:keep], segments[:keep] if segments is not None else None)
         _states[id(state)] = state
         while len(_states) > 4:
             _states.popitem(last=False)
-        return state, 0
+        return state, 0, keep
 
 
-def _offset(state: _State, texts: list[str], roles: list[str | None],
+def _common(state: _State, texts: list[str], roles: list[str | None],
             segments: list[str] | None) -> tuple[int, int] | None:
+    """(lo, k): the state's turns from lo on equal ``texts[:k]`` (texts, roles and segments), k
+    as long as it goes; None when the first turn is not near the state's last start."""
     if (segments is None) != (state.segments is None):
         return None
     first = texts[0]
     kept = state.texts
+
+    def same(lo: int, m: int) -> bool:
+        return (kept[lo:lo + m] == texts[:m] and state.roles[lo:lo + m] == roles[:m]
+                and (segments is None or state.segments is None or state.segments[lo:lo + m] == segments[:m]))
+
     for lo in range(state.last_lo, min(len(kept), state.last_lo + SLIDE_SEARCH)):
         if kept[lo] != first:
             continue
         k = min(len(texts), len(kept) - lo)
-        if (kept[lo:lo + k] == texts[:k] and state.roles[lo:lo + k] == roles[:k]
-                and (segments is None or state.segments is None or state.segments[lo:lo + k] == segments[:k])):
+        if same(lo, k):
             return lo, k
+        good, bad = 0, k   # the longest common run, by binary search (slice compares run in C)
+        while bad - good > 1:
+            mid = (good + bad) // 2
+            if same(lo, mid):
+                good = mid
+            else:
+                bad = mid
+        return (lo, good) if good else None
     return None
 
 

@@ -272,14 +272,21 @@ _corpora: OrderedDict[int, _Corpus] = OrderedDict()
 _corpora_lock = threading.Lock()
 MAX_CORPORA = 4
 SLIDE_SEARCH = 64       # how far the start of a sliding history is looked for in a cached one
+# New turns are analysed per call until there are more than LAZY_TAIL of them; then all but the
+# last SOFT_TAIL join the kept corpus. The newest turns are the ones a caller replaces (a partial
+# turn, the current question passed as the last turn): kept out, they never make the corpus
+# diverge from the history the next call sends.
+LAZY_TAIL = 32
+SOFT_TAIL = 4
 _last: tuple[tuple[str, ...], int | None, LexicalScorer] | None = None
 
 
 def scorer_for(texts: Sequence[str], growing: int | None = None) -> LexicalScorer:
     """A scorer over ``texts``. The first ``growing`` (default: all) are matched, by value,
-    against the corpora kept from earlier calls: when they repeat one's tail and add turns (a
-    session that grows) or drop its first turns (a window that slides), the corpus is reused and
-    only the new turns are analysed. The rest are analysed per call."""
+    against the corpora kept from earlier calls: when they repeat one's documents and add turns
+    (a session that grows), drop its first turns (a window that slides) or replace its newest
+    ones, the corpus is reused and only the other turns are analysed. The rest are analysed per
+    call."""
     global _last
     stable = len(texts) if growing is None else max(0, min(growing, len(texts)))
     key = tuple(texts)
@@ -287,57 +294,67 @@ def scorer_for(texts: Sequence[str], growing: int | None = None) -> LexicalScore
     if last is not None and last[0] == key and last[1] == growing:
         return last[2]  # the same candidates again (several scorings of one build)
     head = list(texts[:stable])
-    corpus, lo = _match(head)
-    hi = lo + len(head)
-    rest = [terms_of(t) for t in texts[stable:]]
-    scorer = LexicalScorer(rest, _corpus=corpus, _lo=lo, _hi=hi)
+    corpus, lo, k = _match(head)
+    rest = [terms_of(t) for t in head[k:]] + [terms_of(t) for t in texts[stable:]]
+    scorer = LexicalScorer(rest, _corpus=corpus, _lo=lo, _hi=lo + k)
     _last = (key, growing, scorer)
     return scorer
 
 
-def _match(head: list[str]) -> tuple[_Corpus, int]:
-    """A corpus holding ``head`` as documents lo..lo+len(head), and lo; extended or new."""
+def _match(head: list[str]) -> tuple[_Corpus, int, int]:
+    """(corpus, lo, k): the corpus holds ``head[:k]`` as its documents lo..lo+k; the caller
+    analyses ``head[k:]`` itself. A kept corpus is reused (and extended), or a new one made."""
     if not head:
-        return _Corpus(), 0
+        return _Corpus(), 0, 0
     with _corpora_lock:
         for cid, corpus in reversed(_corpora.items()):
-            found = _offset(corpus, head)
+            found = _common(corpus.texts, corpus.last_lo, head)
             if found is None:
                 continue
-            lo, have = found
-            with corpus.lock:
-                if have < len(head):
-                    if lo + have != len(corpus):
-                        continue  # another history branched off this one: not ours to extend
-                    for t in head[have:]:
-                        corpus.append(terms_of(t), t)
-                corpus.last_lo = lo
-            _corpora.move_to_end(cid)
+            lo, k = found
             if lo > len(head) + 1000:
-                break  # mostly turns slid out: start afresh rather than keep them
-            return corpus, lo
+                continue  # mostly turns slid out: start afresh rather than keep them
+            tail = len(head) - k
+            if tail > LAZY_TAIL:
+                if lo + k != len(corpus):
+                    continue  # it went another way from here: not this history's corpus any more
+                for t in head[k:len(head) - SOFT_TAIL]:
+                    corpus.append(terms_of(t), t)
+                k = len(head) - SOFT_TAIL
+            corpus.last_lo = lo
+            _corpora.move_to_end(cid)
+            return corpus, lo, k
         corpus = _Corpus()
-        for t in head:
+        keep = max(0, len(head) - SOFT_TAIL)
+        for t in head[:keep]:
             corpus.append(terms_of(t), t)
         _corpora[id(corpus)] = corpus
         while len(_corpora) > MAX_CORPORA:
             _corpora.popitem(last=False)
-        return corpus, 0
+        return corpus, 0, keep
 
 
-def _offset(corpus: _Corpus, head: list[str]) -> tuple[int, int] | None:
-    """(lo, k): ``head[:k]`` equals the corpus from document lo to its end (or head is inside it,
-    k = len(head)); None when neither holds near the corpus's last start."""
-    texts = corpus.texts
-    if not head or not texts:
+def _common(kept: list[str], last_lo: int, head: list[str]) -> tuple[int, int] | None:
+    """(lo, k): ``head[:k]`` equals ``kept[lo:lo + k]``, k as long as it goes (the longest common
+    run from a start near ``last_lo``); None when head's first turn is not near there."""
+    if not head or not kept:
         return None
     first = head[0]
-    for lo in range(corpus.last_lo, min(len(texts), corpus.last_lo + SLIDE_SEARCH)):
-        if texts[lo] != first:
+    for lo in range(last_lo, min(len(kept), last_lo + SLIDE_SEARCH)):
+        if kept[lo] != first:
             continue
-        k = min(len(head), len(texts) - lo)
-        if texts[lo:lo + k] == head[:k]:
+        k = min(len(head), len(kept) - lo)
+        if kept[lo:lo + k] == head[:k]:
             return lo, k
+        # Diverged somewhere: binary search the longest common run (slice compares run in C).
+        good, bad = 1, k
+        while bad - good > 1:
+            mid = (good + bad) // 2
+            if kept[lo:lo + mid] == head[:mid]:
+                good = mid
+            else:
+                bad = mid
+        return lo, good
     return None
 
 

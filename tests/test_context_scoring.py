@@ -43,7 +43,12 @@ def test_a_reused_scorer_scores_a_growing_sliding_or_cut_history_like_a_fresh_on
             hi -= 1                          # the newest turn was taken back
         extra = [f"tool output {step} deploy failed"] * rng.randint(0, 2)
         now = texts[lo:hi] + extra
-        reused = scorer_for(now, growing=hi - lo)
+        growing = hi - lo
+        if step % 3 == 0:
+            # The caller's last turn is one the next call will not send (the question as a turn).
+            now = texts[lo:hi] + [f"a new question {step} about pottery"] + extra
+            growing += 1
+        reused = scorer_for(now, growing=growing)
         fresh = LexicalScorer([terms_of(t) for t in now])
         assert reused.n == fresh.n == len(now)
         for q in queries:
