@@ -24,6 +24,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+class BuildUnavailable(OSError):
+    """No child process could be started (no interpreter to run, process limit): build in process instead."""
+
+
 CHUNK = 250        # documents per message to a child: big enough to amortise pickling, small enough to balance
 CHILD_LIMIT_MB = 128  # a child's posting pool before it spills sorted runs to disk
 EXTENSION = "ctxpost"  # beside a segment: its long posting lists, read with one pread (postings_file);
@@ -81,7 +85,8 @@ def build_parallel(folder: Path, index_name: str, schema: Any, docs: Iterable[di
                    workers: int) -> int:
     """Index ``docs`` with ``workers`` child processes into the (empty, created) index in ``folder``.
 
-    Returns the number of documents. Raises ``OSError`` when a child cannot start or fails.
+    Returns the number of documents. Raises ``BuildUnavailable`` (before reading any of ``docs``) when
+    no child can be started, ``OSError`` when one fails.
     """
     from whoosh.filedb.filestore import FileStorage
     from whoosh.index import TOC
@@ -92,7 +97,10 @@ def build_parallel(folder: Path, index_name: str, schema: Any, docs: Iterable[di
         for i in range(max(1, workers)):
             build_dir = folder / f".build-{i}"  # dot names: Whoosh's file cleaning leaves them alone
             shutil.rmtree(build_dir, ignore_errors=True)
-            children.append(_Child(build_dir))
+            try:
+                children.append(_Child(build_dir))
+            except OSError as exc:  # nothing has been read from ``docs`` yet
+                raise BuildUnavailable(f"cannot start an index build process: {exc}") from exc
         turn = 0
         for chunk in _chunks(docs, CHUNK):
             # Round-robin: a pipe write blocks while that child is still busy with its last chunk,

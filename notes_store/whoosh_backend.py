@@ -37,7 +37,7 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 
 from .analysis import ANALYZER, QueryUnit
 from .errors import StorageError
-from .index_build import build_parallel
+from .index_build import BuildUnavailable, build_parallel
 from .ranking import FIELD, Ranker, read_ids
 from .search_backend import CorpusStats, Filters, Hits, IndexCorrupt, IndexEntry, indexed_text
 
@@ -123,12 +123,15 @@ class WhooshBackend:
             stream = iter(entries)
             head = list(itertools.islice(stream, PARALLEL_MIN))
             workers = build_workers()
+            count = -1
             if workers and len(head) >= PARALLEL_MIN:
-                self._ix.close()
                 docs = (_doc(e) for e in itertools.chain(head, stream))
-                count = build_parallel(self.folder, INDEX_NAME, _schema(), docs, workers)
-                self._ix = _storage(self.folder).open_index(INDEX_NAME)
-            else:
+                try:
+                    count = build_parallel(self.folder, INDEX_NAME, _schema(), docs, workers)
+                    self._ix = _storage(self.folder).open_index(INDEX_NAME)
+                except BuildUnavailable as exc:  # no entry was read yet: build here instead
+                    log.warning("%s; building the index in this process", exc)
+            if count < 0:
                 count = 0
                 batch: list[IndexEntry] = []
                 for entry in itertools.chain(head, stream):

@@ -123,3 +123,15 @@ def test_workspace_rebuild_in_children_keeps_every_note_searchable(tmp_path: Pat
         assert os.listdir(root / ".index" / "whoosh")
     finally:
         ws.close()
+
+
+def test_no_child_can_start_so_the_build_runs_in_process(tmp_path: Path, small_threshold: None,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CTXNOTES_INDEX_WORKERS", "2")
+    monkeypatch.setattr("notes_store.index_build.sys.executable", str(tmp_path / "no-such-python"))
+    backend = wb.WhooshBackend(tmp_path / "ix")
+    try:
+        assert backend.create(_entries(60)) == 60
+        assert backend.doc_count() == 60 and len(_search(backend, "body")) == 60
+    finally:
+        backend.close()
