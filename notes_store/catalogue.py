@@ -24,6 +24,7 @@ log = logging.getLogger("ctxnotes.catalogue")
 
 FORMAT = 1
 _versions = itertools.count(1)
+_MISSING = object()
 
 
 class Entry:
@@ -126,6 +127,7 @@ class Catalogue:
         self._adopt(rows or {})
         self.version = next(_versions)
         self._cache: dict[str, tuple[int, list[Entry]]] = {}
+        self._sort_keys: dict[str, dict[str, Any]] = {}  # "kind:name" -> {row key: its sort key}
 
     def _adopt(self, rows: Mapping[str, Entry]) -> None:
         if isinstance(rows, LazyRows):
@@ -199,10 +201,15 @@ class Catalogue:
             self._make_all()
             return list(self._rows.values())
 
+    def _forget_sort_keys(self, key: str) -> None:
+        for known in self._sort_keys.values():
+            known.pop(key, None)
+
     def __setitem__(self, key: str, entry: Entry) -> None:
         with self._lock:
             self._lazy.pop(key, None)
             self._rows[key] = entry
+            self._forget_sort_keys(key)
             self.version = next(_versions)
 
     def __delitem__(self, key: str) -> None:
@@ -212,12 +219,14 @@ class Catalogue:
         with self._lock:
             entry = self._make(key)
             self._rows.pop(key, None)
+            self._forget_sort_keys(key)
             self.version = next(_versions)
             return default if entry is None else entry
 
     def replace_all(self, rows: Mapping[str, Entry]) -> None:
         with self._lock:
             self._adopt(rows)
+            self._sort_keys = {}
             self.version = next(_versions)
 
     # -- listings ----------------------------------------------------------------
@@ -234,12 +243,28 @@ class Catalogue:
         return cached[1]
 
     def sorted_entries(self, kind: str, key: Callable[[Entry], Any], name: str, reverse: bool) -> list[Entry]:
-        """Rows of one kind in ``key`` order, cached per ``name`` until the catalogue changes."""
+        """Rows of one kind in ``key`` order, cached per ``name`` until the catalogue changes.
+
+        Each row's sort key is kept (per ``name``, until that row changes), and a row still in its
+        JSON form is parsed only for the moment its key is taken: re-sorting after a write reads
+        no JSON again, and listing 100k notes does not leave 100k parsed front matters behind.
+        """
         cache_key = f"{kind}:{name}:{reverse}"
         version = self.version
         cached = self._cache.get(cache_key)
         if cached is None or cached[0] != version:
-            cached = (version, sorted(self._of_kind(kind), key=key, reverse=reverse))
+            known = self._sort_keys.setdefault(f"{kind}:{name}", {})
+
+            def sort_key(entry: Entry) -> Any:
+                value = known.get(entry.key, _MISSING)
+                if value is _MISSING:
+                    compact = entry._meta is None
+                    value = known[entry.key] = key(entry)
+                    if compact:
+                        entry._meta = None
+                return value
+
+            cached = (version, sorted(self._of_kind(kind), key=sort_key, reverse=reverse))
             self._cache[cache_key] = cached
         return cached[1]
 

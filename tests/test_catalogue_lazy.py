@@ -71,3 +71,20 @@ def test_rows_of_a_kind_no_longer_served_are_dropped(tmp_path: Path) -> None:
     cat.save(tmp_path / "c", {})
     loaded = Catalogue.load(tmp_path / "c", tmp_path, {"note"})
     assert loaded is not None and list(loaded[0]) == ["notes/a.md"]
+
+
+def test_sorting_keeps_keys_not_parsed_rows_and_follows_changes(tmp_path: Path) -> None:
+    path, _ = _saved(tmp_path, 20)
+    loaded = Catalogue.load(path, tmp_path, {"note"})
+    assert loaded is not None
+    cat = Catalogue(loaded[0])
+    by_title = lambda e: e.meta["title"]  # noqa: E731
+    rows = cat.sorted_entries("note", by_title, "title", False)
+    assert all(e._meta is None for e in rows)  # each parsed only while its key was taken
+    assert [e.meta["title"] for e in rows] == sorted(f"t{i}" for i in range(20))
+    # A changed row gets a new key; the others keep theirs.
+    cat["notes/n5.md"] = Entry("notes/n5.md", "note", tmp_path, 1, 1, {"title": "a-first"})
+    rows = cat.sorted_entries("note", by_title, "title", False)
+    assert rows[0].key == "notes/n5.md" and len(rows) == 20
+    cat.pop("notes/n5.md")
+    assert "notes/n5.md" not in [e.key for e in cat.sorted_entries("note", by_title, "title", False)]
