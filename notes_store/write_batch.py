@@ -242,7 +242,8 @@ def _committer(ref: weakref.ReferenceType[WriteBatch]) -> None:
             return
         wake, stop = batch._wake, batch._stop
         del batch  # hold no reference while idle: a dropped workspace can be collected
-        wake.wait(timeout=5.0)
+        if not stop.is_set():  # stop() may have come while the last batch was committing
+            wake.wait(timeout=5.0)
         if stop.is_set():
             return
         batch = ref()

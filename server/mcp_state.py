@@ -7,6 +7,7 @@ itself is thread-safe; this handle only makes sure it is opened once.
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 from pathlib import Path
@@ -41,6 +42,9 @@ class WorkspaceHandle:
                     opener = open_workspace
                 self._ws = opener(self.path)
                 log.info("opened workspace %s", self.path)
+                # What exists now (modules, the catalogue's rows, the index's readers) lives as long as the
+                # server: keep it out of the collector's full passes, which cost a long build ~40 ms p95.
+                gc.freeze()
             return self._ws
 
     @property
