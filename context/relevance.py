@@ -29,6 +29,17 @@ def terms_of(text: str) -> tuple[str, ...]:
     return found
 
 
+def join_analysed(*parts: str) -> str:
+    """``"\n".join(parts)`` with its terms cached as the parts' terms in a row. Exact: a newline
+    ends every token run (``TOKEN_RE`` matches neither it nor across it), and a term is made from
+    one run alone. A turn whose content was already analysed then costs only its new parts."""
+    text = "\n".join(parts)
+    if text not in _terms_cache:
+        terms = tuple(t for part in parts for t in terms_of(part))
+        _cached(_terms_cache, text, lambda: terms)
+    return text
+
+
 def _term_frequencies(doc: Sequence[str]) -> dict[str, int]:
     """Term -> count of a document, cached (the same turns are scored on every call; read-only)."""
     key = tuple(doc)

@@ -24,7 +24,7 @@ from .packets import Packet
 from .dedup import NearDuplicates
 from .links import link_structure, spread_along_links
 from .proximity import proximity
-from .relevance import lexical_relevance, plain_bm25, terms_of
+from .relevance import join_analysed, lexical_relevance, plain_bm25, terms_of
 
 QUERY_TYPES = ("auto", "knowledge", "chat", "task")
 
@@ -168,13 +168,14 @@ def _searchable(p: Packet) -> str:
 def _with_month(title: str, content: str, year: int, month: int) -> str:
     # Cached: the same turns come back on every call, and the same string object lets the
     # scorer's value comparisons short-cut.
-    text = f"{title}\n{content}" if title else content
-    return text + _month_terms(year, month)
+    # Analysed part by part: the content's terms are the ones every other stage already took.
+    month_text = _month_terms(year, month)
+    return join_analysed(title, content, month_text) if title else join_analysed(content, month_text)
 
 
 @lru_cache(maxsize=1024)
 def _month_terms(year: int, month: int) -> str:
-    return f"\n{date(year, month, 1):%B} {year} {year}年{month}月"
+    return f"{date(year, month, 1):%B} {year} {year}年{month}月"
 
 
 def _fill_recency(candidates: list[Packet]) -> None:
