@@ -84,9 +84,12 @@ class SearchResult:
     limit: int
     offset: int
     matched: str  # "all": every hit has every word; "any": notes with some of the words follow
+    # True when ``total`` stopped counting at the engine's bound (1,000 matches): at least that many match.
+    total_is_lower_bound: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"query": self.query, "total": self.total, "total_all_words": self.total_all_words,
+                "total_is_lower_bound": self.total_is_lower_bound,
                 "limit": self.limit, "offset": self.offset, "matched": self.matched,
                 "hits": [h.to_dict() for h in self.hits]}
 
@@ -296,14 +299,16 @@ class NoteStore:
         units = content_units(query_units(query))
         check_query_terms(sum(len(u.terms) for u in units))
         want = offset + limit
-        rows, total = self.ws.search(units, filters, want, match_all=True)
+        ranked = self.ws.search_ranked(units, filters, want, match_all=True)
+        rows, total, lower_bound = ranked.rows, ranked.total, ranked.total_is_lower_bound
         total_all = total
         if total < want and (len(units) > 1 or (units and units[0].is_phrase)):
             # Fewer notes have every word than asked for: follow them with notes
             # that have some of the words, best first.
-            more, total = self.ws.search(units, filters, want, match_all=False)
+            some = self.ws.search_ranked(units, filters, want, match_all=False)
+            total, lower_bound = some.total, some.total_is_lower_bound
             seen = {entry.key for entry, _ in rows}
-            rows += [(entry, score) for entry, score in more if entry.key not in seen]
+            rows += [(entry, score) for entry, score in some.rows if entry.key not in seen]
         matched = "all" if total == total_all else "any"
         terms = {t for u in units for t in u.terms}
         hits = []
@@ -311,7 +316,7 @@ class NoteStore:
             body, revision = self._body_text(entry)
             hits.append(SearchHit(_note_from_row(entry, revision=revision), score, make_snippet(body, terms)))
         return SearchResult(query=query, hits=hits, total=total, total_all_words=total_all, limit=limit,
-                            offset=offset, matched=matched)
+                            offset=offset, matched=matched, total_is_lower_bound=lower_bound)
 
     def _body_text(self, entry: Entry) -> tuple[str, str | None]:
         """(text to cut a snippet from, revision) of a hit's file as it is now; the title if unreadable."""

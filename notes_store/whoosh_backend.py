@@ -366,6 +366,11 @@ class WhooshBackend:
             # merged only once enough of them have piled up.
             writer.commit(merge=self._merge_next)
             self._merge_next = len(self._ix._segments()) > MAX_SEGMENTS
+        except whoosh_index.LockError as exc:
+            # Another process is committing to this index: that is no damage, and a rebuild would
+            # delete the folder under it. The writes stay pending and the next batch retries.
+            raise StorageError(f"the search index is busy (another process holds its write lock: {exc}); "
+                               "the files are saved and the index catches up on the next commit") from exc
         except FileNotFoundError as exc:
             # The index folder or its files were deleted under us: no retry can succeed, so rebuild.
             raise IndexCorrupt(f"index files missing: {exc}") from exc

@@ -567,8 +567,7 @@ class Workspace:
             self._stamps = stamps or {}
         changed = []
         for key, (_kind, mtime_ns, size) in found.items():
-            entry = self.catalogue.get(key)
-            if entry is not None and entry.mtime_ns == mtime_ns and entry.size == size:
+            if self.catalogue.stamp(key) == (mtime_ns, size):  # no Entry built for an unchanged row
                 continue
             problem = self.problems.get(key)
             if (problem is not None and not problem.transient

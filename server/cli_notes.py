@@ -77,7 +77,8 @@ def cmd_search(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
                              tags=_tags_arg(args.tag), updated_after=args.updated_after,
                              updated_before=args.updated_before)
     data = result.to_dict()
-    lines = [f"{data['total']} hit(s) for {args.query!r}" + (
+    count = f"at least {data['total']}" if data["total_is_lower_bound"] else str(data["total"])
+    lines = [f"{count} hit(s) for {args.query!r}" + (
         f" ({data['total_all_words']} with every word, listed first)" if data["matched"] == "any" else "")]
     for i, hit in enumerate(data["hits"], start=args.offset + 1):
         lines.append(f"{i:>3}. {hit['score']:7.3f}  {_note_line(hit)}")

@@ -79,6 +79,7 @@ class Page(_Open):
 class NoteSearchOut(Page):
     query: str
     matched: str
+    total_is_lower_bound: bool = False
     hits: list[NoteHit]
 
 

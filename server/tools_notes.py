@@ -239,11 +239,14 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         if not hits:
             text = f"No notes match {query!r}" + (" on this page" if r.total else "") + "."
             return Reply(text, {"query": r.query, "total": r.total, "limit": r.limit, "offset": r.offset,
-                                "shown": 0, "next_offset": None, "matched": r.matched, "hits": []})
-        head = f"{r.total} note(s) match {query!r}" + (" (some words only)" if r.matched == "any" else "")
+                                "shown": 0, "next_offset": None, "matched": r.matched,
+                                "total_is_lower_bound": r.total_is_lower_bound, "hits": []})
+        count = f"at least {r.total}" if r.total_is_lower_bound else str(r.total)
+        head = f"{count} note(s) match {query!r}" + (" (some words only)" if r.matched == "any" else "")
         text, page = paged("hits", hits, [note_line(h, detail) for h in hits], head, r.total, offset, limit,
                            limits.max_result_tokens)
-        return Reply(text, {"query": r.query, **page, "matched": r.matched, "hits": hits[:page["shown"]]})
+        return Reply(text, {"query": r.query, **page, "matched": r.matched,
+                            "total_is_lower_bound": r.total_is_lower_bound, "hits": hits[:page["shown"]]})
     tool(note_search, "Search notes",
          "Full-text search of notes (English, Chinese), best first, with snippets.", READ_ONLY, NoteSearchOut)
 

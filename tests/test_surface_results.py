@@ -222,3 +222,31 @@ async def test_structured_results_match_their_output_schemas(tmp_path: Path) -> 
         for tool, args in calls:
             r = await call(c, tool, args)
             jsonschema.validate(r.structured_content, schemas[tool])
+
+
+async def test_search_totals_past_the_bound_say_they_are_a_lower_bound(tmp_path: Path) -> None:
+    """A query of common words stops counting at the engine's bound: the result says "at least"."""
+    from notes_store import open_workspace
+    from server.mcp_state import WorkspaceHandle
+
+    opened: list[Any] = []
+
+    def opener(path: Path) -> Any:
+        ws = open_workspace(path)
+        ws.search_backend.count_bound = 5  # the real bound is 1,000: five keeps the test small
+        opened.append(ws)
+        return ws
+
+    server = create_server(tmp_path / "ws", handle=WorkspaceHandle(tmp_path / "ws", opener=opener))
+    async with Client(server) as c:
+        for i in range(12):
+            await call(c, "note_create", {"title": f"alias {i}", "content": "This command is an alias of ls."})
+        await call(c, "note_create", {"title": "unique", "content": "A phrase found once: zebra crossing."})
+        opened[0].flush()  # counted by the engine (writes not yet committed are few and counted exactly)
+        exact = await call(c, "note_search", {"query": "\"zebra crossing\""})
+        assert exact.structured_content["total"] == 1
+        assert exact.structured_content["total_is_lower_bound"] is False
+        bounded = await call(c, "note_search", {"query": "\"command is an alias\"", "limit": 3})
+        data = bounded.structured_content
+        assert data["total_is_lower_bound"] is True and data["total"] >= 5 and len(data["hits"]) == 3
+        assert "at least" in text_of(bounded)
