@@ -10,20 +10,13 @@ writers behind the lock no longer queue on it.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from .fsio import fsync_dir
+
 __all__ = ["DirSync"]
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class _Folder:
@@ -36,7 +29,7 @@ class _Folder:
 class DirSync:
     """Coalesced folder fsyncs (``fsync`` is injectable so tests can count the calls)."""
 
-    def __init__(self, fsync: Callable[[Path], None] = _fsync_dir) -> None:
+    def __init__(self, fsync: Callable[[Path], None] = fsync_dir) -> None:
         self._fsync = fsync
         self._cond = threading.Condition()
         self._folders: dict[Path, _Folder] = {}

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from notes_store import open_workspace
-from notes_store.dir_sync import DirSync, _fsync_dir
+from notes_store.dir_sync import DirSync
+from notes_store.fsio import fsync_dir
 from notes_store.errors import StorageError
 
 
@@ -34,7 +35,7 @@ class _Recorder:
             self.fail_next = False
             raise OSError(5, "Input/output error")
         time.sleep(self.delay)
-        _fsync_dir(folder)
+        fsync_dir(folder)
 
 
 def test_concurrent_writers_share_fsyncs_and_each_waits_for_one_covering_its_rename(tmp_path):
@@ -88,7 +89,7 @@ def test_the_workspace_fsyncs_a_folder_after_releasing_the_locks_and_before_retu
             t.start()
             t.join(10)
             seen.append(got == [True])
-            _fsync_dir(path)
+            fsync_dir(path)
 
         ws._dir_sync = DirSync(fsync)
         with ws.writing():
