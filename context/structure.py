@@ -1,7 +1,10 @@
 """Structure: lay the selected packets out as a text template or as chat messages.
 
 Text: the sections [Role & Policies] [Task] [State] [Evidence] [Context]
-[Output], every one always present. Messages: ordered against
+[Output], always in that order. [Task] and [Context] are always present ("(none)" when
+empty); any other section appears only when it has something in it, and the [Output]
+line only when there is evidence or state to cite, so a history-only build spends its
+room on turns rather than on empty headings (see ``shown_sections``). Messages: ordered against
 lost-in-the-middle (system, state and key evidence first, supporting material in
 the middle, recent turns and the query last). The cost functions here are what
 the select stage budgets with, so layout and accounting cannot drift apart.
@@ -20,7 +23,7 @@ SECTION_OF = {P.SYSTEM: "Role & Policies", P.TOOL: "Role & Policies", P.QUERY: "
               P.TASK_STATE: "State", P.TOOL_RESULT: "State", P.NOTE: "Evidence",
               P.MEMORY: "Evidence", P.DOCUMENT: "Evidence", P.SUMMARY: "Context",
               P.HISTORY: "Context"}
-# An empty section still appears, saying so in as few tokens as possible.
+# An empty section that is shown (Task, Context) says so in as few tokens as possible.
 EMPTY_SECTION = {name: "(none)" for name in SECTIONS}
 OUTPUT_LINE = "Answer the task using the sections above; cite evidence by its tag."
 TOOLS_HEADING = "Tools (JSON schema):"
@@ -139,9 +142,19 @@ def section_bodies(lay: Layout) -> dict[str, str]:
     return {name: body or EMPTY_SECTION[name] for name, body in bodies.items()}
 
 
+def shown_sections(lay: Layout, bodies: dict[str, str]) -> list[str]:
+    """Task and Context always; any other section only when it has something, and the Output line
+    only when there is evidence or state to cite. A history-only build then costs ~20 template
+    tokens instead of ~55 (about one more turn at 1k), the room plain BM25 packs turns into."""
+    shown = [n for n in SECTIONS if n in ("Task", "Context") or (n != "Output" and bodies[n] != EMPTY_SECTION[n])]
+    if lay.evidence or lay.state:
+        shown.append("Output")
+    return shown
+
+
 def render_text(lay: Layout) -> str:
     bodies = section_bodies(lay)
-    return "\n\n".join(f"[{name}]\n{bodies[name]}" for name in SECTIONS)
+    return "\n\n".join(f"[{name}]\n{bodies[name]}" for name in shown_sections(lay, bodies))
 
 
 def render_messages(lay: Layout) -> list[dict[str, str]]:
@@ -189,7 +202,10 @@ def output_tokens(lay: Layout, fmt: str, counter: TokenCounter) -> int:
 def section_tokens(lay: Layout, fmt: str, counter: TokenCounter) -> dict[str, int]:
     """Tokens per template section (text: each section's block; messages: its contents)."""
     if fmt == "text":
-        return {name: counter.count(f"[{name}]\n{body}") for name, body in section_bodies(lay).items()}
+        bodies = section_bodies(lay)
+        shown = shown_sections(lay, bodies)
+        # Every section keeps its key in the report (0 when left out), so consumers see one shape.
+        return {name: counter.count(f"[{name}]\n{bodies[name]}") if name in shown else 0 for name in SECTIONS}
     bodies = section_bodies(lay)
     out = {name: (counter.count(bodies[name]) if bodies[name] != EMPTY_SECTION.get(name) else 0)
            for name in SECTIONS if name != "Output"}

@@ -10,7 +10,7 @@ import pytest
 from context import (MESSAGE_OVERHEAD_TOKENS, ContextError, Evidence, EvidenceProvider, TokenCounter,
                      build_context, count_tokens, messages_tokens)
 from context.compress import CUT_MARK, SUMMARY_CACHE
-from context.structure import SECTIONS
+from context.structure import OUTPUT_LINE, SECTIONS
 
 COUNTER = TokenCounter()
 
@@ -64,7 +64,8 @@ def test_budget_is_floor_of_max_tokens_times_one_minus_reserve():
 
 def test_system_and_query_always_present_and_sections_in_order():
     res = build_context("Summarise the billing export work", history=turns(300),
-                        system_instructions="You are a careful release engineer.", max_tokens=400)
+                        system_instructions="You are a careful release engineer.", task_state="step 2 of 4",
+                        documents=[{"content": "The billing export runs nightly."}], max_tokens=400)
     text = res.context
     assert "You are a careful release engineer." in text
     assert "Summarise the billing export work" in text
@@ -72,15 +73,23 @@ def test_system_and_query_always_present_and_sections_in_order():
     assert positions == sorted(positions)
 
 
-def test_empty_sections_say_so():
+def test_empty_sections_are_left_out_but_task_and_context_stay():
     res = build_context("hello there", max_tokens=300)
-    for name in ("Role & Policies", "State", "Evidence", "Context"):
-        assert f"[{name}]\n(none)\n" in res.context
+    assert res.context == "[Task]\nhello there\n\n[Context]\n(none)"
+    assert res.tokens == count_tokens(res.context)
+    assert set(res.sections) == set(SECTIONS)
+    assert res.sections["Evidence"] == res.sections["Output"] == 0
+    # History only: no empty headings and no Output line (nothing to cite); the room goes to turns.
+    res = build_context("hello", history=turns(3), max_tokens=300)
+    assert "[Task]" in res.context and "[Context]" in res.context
+    for name in ("Role & Policies", "State", "Evidence", "Output"):
+        assert f"[{name}]" not in res.context
     res = build_context("hello", system_instructions="Be brief.", task_state={"step": "3 of 5"},
                         history=turns(3), max_tokens=300)
-    assert "[Role & Policies]\n(none)" not in res.context
-    assert "[State]\n(none)" not in res.context
+    assert "[Role & Policies]\nBe brief." in res.context
     assert "step: 3 of 5" in res.context
+    assert "[Evidence]" not in res.context
+    assert res.context.endswith("[Output]\n" + OUTPUT_LINE), "state to cite brings the Output line"
 
 
 def test_whole_turns_only_and_chronological_order():
