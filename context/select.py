@@ -243,6 +243,10 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
             continue
         pool.append(p)
     pool.sort(key=lambda p: (-p.score, -p.position))
+    # The profile's newest turns are the conversation's present: never dropped as a copy of an
+    # older turn (the BM25 reserve may have taken the older copy first).
+    n_hist = sum(1 for p in candidates if p.source == P.HISTORY)
+    recent = {id(p) for p in pool if p.source == P.HISTORY and p.position >= n_hist - profile.recent_turns}
     present = {SHARE_OF[p.source] for p in pool}
     usage: dict[str, int] = {}
     caps_min = {s: int(profile.shares[s][0] * available) for s in present}
@@ -304,7 +308,7 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
             reasons[i] = "no room in its share" if cap is not None and room < available - sel.used \
                 else "did not fit the budget"
             return False
-        dup = duplicate_of(p)
+        dup = None if id(p) in recent else duplicate_of(p)
         taken.add(i)
         if dup is not None:
             reasons[i] = f"near-duplicate of {dup.source} {dup.id}"

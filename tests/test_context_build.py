@@ -412,3 +412,17 @@ def test_tool_turns_become_messages_a_chat_api_accepts():
                          include_notes=False, include_memory=False)
     assert all(m["role"] != "tool" for m in res2.messages)
     assert res.tokens <= res.budget and res2.tokens <= res2.budget
+
+
+def test_newest_turn_is_not_dropped_as_a_copy_of_an_older_one_in_chat():
+    # The BM25 reserve takes the older (shorter, so higher-BM25) turn first; the newest turn says
+    # nearly the same (Jaccard 6/7) and is the conversation's present: it must stay.
+    filler = [{"role": "user" if i % 2 == 0 else "assistant",
+               "content": f"Unrelated chatter number {i} about lunch plans and weather {i}"} for i in range(30)]
+    old = {"role": "user", "content": "The billing export deploy failed on Tuesday night", "id": "old"}
+    new = {"role": "user", "content": "The billing export deploy failed on Tuesday night again", "id": "new"}
+    res = build_context("billing export deploy failed?", history=filler[:10] + [old] + filler[10:] + [new],
+                        max_tokens=1000, query_type="chat")
+    kept = {s["id"] for s in res.to_dict()["selected"]}
+    assert "new" in kept, [d for d in res.to_dict()["dropped"] if d["id"] == "new"]
+    assert new["content"] in res.context
