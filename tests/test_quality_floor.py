@@ -3,8 +3,8 @@ the dev sets today, so a change that loses evidence turns fails here, not in a b
 
 Figures (``python -m bench.quality``, dev seeds): conv-26 0.823 / 0.886 at 1k / 2k; against plain
 BM25 packed greedily into the same budget, 1.09 / 1.09 on conv-26 interleaved and 1.09 / 1.06 on
-the English statement logs, level or better on the Chinese logs, the memory logs and the generated
-dialogues. One question is 1/140 on a statement-log set. The conv-26 sets need ../shared/data/locomo
+the English statement logs, level or better on the Chinese logs (0.864 vs 0.836 at 1k since the
+text template leaves empty sections out), the memory logs and the generated dialogues. The conv-26 sets need ../shared/data/locomo
 and are skipped without it; the generated sets (bench/devsets) always run.
 """
 
@@ -30,9 +30,6 @@ BUDGETS = (1000, 2000)
 CONV26_FLOOR = {1000: 0.82, 2000: 0.88}
 # Where the selection leads plain BM25 by 6% or more today, it must keep a 5% lead (the issue's target).
 LEAD = 1.05
-# The Chinese statement logs are ties among turns about the same relation: there the selection is
-# level with BM25 except for what the template costs (one question of 140 at 1k). Allow that, no more.
-ONE_LOG_QUESTION = 1 / 140 + 1e-9
 
 needs_locomo = pytest.mark.skipif(not DEFAULT_LOCOMO.is_file(), reason=f"no LoCoMo data at {DEFAULT_LOCOMO}")
 
@@ -65,10 +62,11 @@ def test_english_statement_logs_keep_their_lead_over_plain_bm25():
         assert m["build_context"][b] >= LEAD * m["bm25"][b], (b, m)
 
 
-def test_chinese_statement_logs_are_level_with_plain_bm25():
+def test_chinese_statement_logs_are_not_below_plain_bm25():
+    # Ties among turns about the same relation: level with BM25 at 2k, ahead at 1k.
     m = _means(statement_log_set("zh", DEV_SEEDS, "dev"))
     for b in BUDGETS:
-        assert m["build_context"][b] >= m["bm25"][b] - ONE_LOG_QUESTION, (b, m)
+        assert m["build_context"][b] >= m["bm25"][b], (b, m)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
