@@ -5,6 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from notes_store.analysis import ANALYZER, analyze, index_terms, query_terms
 
 
@@ -36,3 +39,14 @@ def test_pure_analysis_does_not_load_the_index_engine():
     out2 = subprocess.run([sys.executable, "-c", code2], capture_output=True, text=True, timeout=60)
     assert out2.returncode == 0, out2.stderr
     assert out2.stdout.strip() == "False"
+
+
+_PIECES = ["the", "running", "Ｄｅｐｌｏｙ", "我叔叔是厨师长", "华为Mate60", "👍🏽", "❤️", "a", "ａｂｃ", "x1",
+           "此命令为", " ", "\n", ",", "。", "é", "Straße", "ﬁle", "日", "🇫🇷", "i", "don't"]
+
+
+@given(st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=8)), max_size=30))
+@settings(max_examples=400, deadline=None)
+def test_index_terms_is_the_index_mode_of_analyze(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert index_terms(text) == [t.text for t in analyze(text)]
