@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import logging
 import threading
+import time
 from pathlib import Path
 from typing import Any
 from collections.abc import Callable
@@ -69,6 +70,16 @@ class WorkspaceHandle:
                 self.get()
             except Exception:  # reported again, to the caller, on first use
                 log.debug("warm-up failed", exc_info=True)
+                return
+            # The tokenizer costs ~0.3 s CPU to load, which the first build_context (or a long result)
+            # would otherwise pay; load it once the workspace is open and the first calls had their turn.
+            time.sleep(1.0)
+            if not self._closed:
+                try:
+                    from context.tokens import get_encoding
+                    get_encoding()
+                except Exception:  # the first call that needs it reports the problem
+                    log.debug("tokenizer warm-up failed", exc_info=True)
         threading.Thread(target=run, name="ctxnotes-warmup", daemon=True).start()
 
     def take_warnings(self) -> list[str]:
