@@ -190,6 +190,15 @@ def condense_history(turns: Sequence[Packet], query_terms: Sequence[str], max_to
             score = len(terms & qterms) + (0.3 if cue else 0.0) + min(len(terms), 20) / 200.0
             if score >= 0.3 and len(sentence) > 12:
                 candidates.append((score, t_index, s_index, f"- {turn.role}: {sentence}"))
+    return pack_lines(candidates, heading, max_tokens, counter)
+
+
+def pack_lines(candidates: list[tuple[float, int, int, str]], heading: str, max_tokens: int,
+               counter: TokenCounter) -> tuple[str, int] | None:
+    """The best ``(score, turn index, sentence index, line)`` candidates under ``heading``, in
+    chronological order, within ``max_tokens`` counted exactly: (text, number of turns drawn from),
+    or None when no line fits. A repeated line ("ok", a greeting) is taken once."""
+    room = max_tokens - counter.count(heading) - 1
     candidates.sort(key=lambda c: (-c[0], -c[1]))  # most useful first, newer on ties
     picked: list[tuple[int, int, str]] = []
     seen: set[str] = set()
@@ -198,7 +207,7 @@ def condense_history(turns: Sequence[Packet], query_terms: Sequence[str], max_to
         if room - used < MIN_LINE_TOKENS:
             break
         if line in seen:
-            continue  # the same line twice ("ok", a repeated greeting) says nothing new
+            continue
         cost = counter.count(line) + 1
         if used + cost <= room:
             picked.append((t_index, s_index, line))
@@ -208,7 +217,7 @@ def condense_history(turns: Sequence[Packet], query_terms: Sequence[str], max_to
         return None
     picked.sort()
     text = "\n".join([heading] + [line for _, _, line in picked])
-    while counter.count(text) > max_tokens and len(picked) > 1:  # exactness guard
+    while counter.count(text) > max_tokens and len(picked) > 1:  # exactness guard (tokens merge across lines)
         picked.pop()
         text = "\n".join([heading] + [line for _, _, line in picked])
     if counter.count(text) > max_tokens:

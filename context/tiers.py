@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import packets as P
-from .compress import MAX_LINES_TRIED, MIN_LINE_TOKENS, condense_history, sentence_table
+from .compress import condense_history, pack_lines, sentence_table
 from .packets import Packet
 from .relevance import terms_of
 from .tokens import TokenCounter
@@ -54,30 +54,7 @@ def extract_oldest(turns: Sequence[Packet], query_terms: Sequence[str], max_toke
             overlap = len(terms & qset)
             if overlap and len(sentence) <= MAX_EXTRACT_SENTENCE_CHARS:
                 found.append((overlap + (0.3 if cue else 0.0), t_index, s_index, f"- {turn.role}: {sentence}"))
-    found.sort(key=lambda c: (-c[0], -c[1]))  # most query terms first, newer on ties
-    picked: list[tuple[int, int, str]] = []
-    seen: set[str] = set()
-    used = 0
-    for _score, t_index, s_index, line in found[:MAX_LINES_TRIED]:
-        if room - used < MIN_LINE_TOKENS:
-            break
-        if line in seen:
-            continue  # a repeated line says nothing new
-        cost = counter.count(line) + 1
-        if used + cost <= room:
-            picked.append((t_index, s_index, line))
-            seen.add(line)
-            used += cost
-    if not picked:
-        return None
-    picked.sort()
-    text = "\n".join([heading] + [line for _, _, line in picked])
-    while counter.count(text) > max_tokens and len(picked) > 1:  # exactness guard (merges across lines)
-        picked.pop()
-        text = "\n".join([heading] + [line for _, _, line in picked])
-    if counter.count(text) > max_tokens:
-        return None
-    return text, len({t for t, _, _ in picked})
+    return pack_lines(found, heading, max_tokens, counter)  # most query terms first, newer on ties
 
 
 def history_tiers(older: Sequence[Packet], newest_kept: int, query_terms: Sequence[str], room: int,
