@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 from collections.abc import Callable
 
+from .gc_pause import without_collector
 from . import packets as P
 from .compress import Summarizer, extractive_shorten, shorten
 from .errors import ContextCancelled, ContextError
@@ -37,6 +38,7 @@ TOP_UP_ATTEMPTS = 24
 Progress = Callable[[float, float, str], None]
 
 
+@without_collector
 def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
                   system_instructions: str | None = None, task_state: dict[str, Any] | str | None = None,
                   tool_results: list[dict[str, Any]] | None = None,
