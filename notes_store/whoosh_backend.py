@@ -289,6 +289,8 @@ class WhooshBackend:
                                                           self._generation)
                 ranked = [(searcher.stored_fields(docnum)["key"], score) for docnum, score in top]
             return Hits(ranked, total, bounded)
+        except (NameError, AssertionError):
+            raise  # a bug of ours, not damage: a rebuild would not fix it and would run on every search
         except Exception as exc:
             raise IndexCorrupt(f"{type(exc).__name__}: {exc}") from exc
 

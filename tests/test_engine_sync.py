@@ -253,3 +253,28 @@ def test_reads_do_not_wait_behind_a_writer(tmp_path):
         release.set()
         writer.join(10)
     ws.close()
+
+
+def test_a_bug_in_ranking_is_not_taken_for_index_damage(tmp_path):
+    """Fault injection: a NameError inside ranking surfaces as itself; the index is not rebuilt for it."""
+    import pytest
+
+    ws = open_workspace(tmp_path / "w")
+    ws.notes.create("Deploy", "the deploy plan")
+    ws.flush()
+    ranker = ws.search_backend._ranker  # type: ignore[attr-defined]
+    real = ranker.search
+
+    def buggy(*args, **kwargs):
+        raise NameError("name '_sum_scores' is not defined")
+
+    rebuilds = ws._rebuilds
+    ranker.search = buggy
+    try:
+        with pytest.raises(NameError):
+            ws.notes.search("deploy")
+        assert ws._rebuilds == rebuilds
+    finally:
+        ranker.search = real
+    assert ws.notes.search("deploy").total == 1
+    ws.close()
