@@ -28,7 +28,6 @@ from typing import Any, Protocol
 
 from .analysis import QueryUnit
 from .catalogue import Catalogue, Entry
-from .dir_sync import DirSync
 from .document import BadFile
 from .errors import StorageError
 from .folder_sync import FolderSync, Found, Problem
@@ -149,8 +148,6 @@ class Workspace:
         self._clean = False
         self._changes: dict[str, str] = {}  # what this write (or reconcile) changed, for change listeners
         self._warnings = threading.local()
-        self._dir_sync = DirSync()
-        self._unsynced = threading.local()  # this thread's (folder, ticket) to make durable before returning
         self._watcher: threading.Thread | None = None
         self._stop = threading.Event()
         self._open()
@@ -302,18 +299,6 @@ class Workspace:
         nothing else had changed since our last look, skip our own next rescan.
         Change listeners hear about the write after the locks are released.
         """
-        if not self._mutex_held_here():  # the outermost write of this thread: it makes the folders durable
-            try:
-                with self._writing_locked():
-                    yield
-            finally:
-                self._sync_folders()  # after the locks: writers behind us do not wait for this fsync
-            return
-        with self._writing_locked():
-            yield
-
-    @contextlib.contextmanager
-    def _writing_locked(self) -> Iterator[None]:
         changes: dict[str, str] = {}
         with self._mutex, self.lock.hold():
             self._write_depth += 1
@@ -335,38 +320,6 @@ class Workspace:
                     changes, self._changes = self._changes, {}
         if changes:
             self._tell_change_listeners(changes)
-
-    def _mutex_held_here(self) -> bool:
-        """Whether this thread already holds the writers' mutex (a write nested in another locked section)."""
-        is_owned = getattr(self._mutex, "_is_owned", None)
-        return bool(is_owned()) if callable(is_owned) else False
-
-    def folder_needs_sync(self, folder: Path) -> None:
-        """A store renamed or removed a file in ``folder``: fsync the folder before this write returns.
-
-        Under ``writing()`` the fsync waits until the locks are released and is shared with every
-        writer that renamed into the folder meanwhile (``dir_sync.DirSync``); the write still
-        returns only once its rename is durable. Outside ``writing()`` it happens at once.
-        """
-        ticket = self._dir_sync.renamed(folder)
-        if not self._mutex_held_here():
-            self._wait_durable(folder, ticket)
-            return
-        if not hasattr(self._unsynced, "items"):
-            self._unsynced.items = []
-        self._unsynced.items.append((folder, ticket))
-
-    def _sync_folders(self) -> None:
-        items, self._unsynced.items = getattr(self._unsynced, "items", None) or [], []
-        for folder, ticket in items:
-            self._wait_durable(folder, ticket)
-
-    def _wait_durable(self, folder: Path, ticket: int) -> None:
-        try:
-            self._dir_sync.wait_durable(folder, ticket)
-        except OSError as exc:
-            raise StorageError(f"could not make the change in {folder.name}/ durable: {exc.strerror or exc}; "
-                               "the file is written but may not survive a power cut — check the disk") from exc
 
     def record_write(self, entry: IndexEntry, st: os.stat_result, lazy: bool = False) -> Entry:
         """Register a file a store has just written durably (caller holds ``writing()``).
