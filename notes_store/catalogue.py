@@ -85,6 +85,17 @@ def _entry_from_line(key: str, rest: str, root: str) -> Entry:
         return Entry(key, kind, root, -3, -3, raw=raw)
 
 
+def _made(made: dict[str, Entry], lines: dict[str, str], key: str, root: str) -> Entry | None:
+    """The row for ``key``: already made, or made now from its saved line (which then leaves ``lines``)."""
+    entry = made.get(key)
+    if entry is None:
+        rest = lines.pop(key, None)
+        if rest is None:
+            return None
+        entry = made[key] = _entry_from_line(key, rest, root)
+    return entry
+
+
 class LazyRows(Mapping[str, Entry]):
     """Rows loaded from the catalogue file, each kept as its line (minus the key) until first asked for.
 
@@ -98,10 +109,9 @@ class LazyRows(Mapping[str, Entry]):
         self.root = root
 
     def __getitem__(self, key: str) -> Entry:
-        entry = self.made.get(key)
+        entry = _made(self.made, self.lines, key, self.root)
         if entry is None:
-            rest = self.lines.pop(key)  # KeyError when absent, as a dict would
-            entry = self.made[key] = _entry_from_line(key, rest, self.root)
+            raise KeyError(key)
         return entry
 
     def __contains__(self, key: object) -> bool:
@@ -137,13 +147,7 @@ class Catalogue:
 
     def _make(self, key: str) -> Entry | None:
         """The row for ``key``, made from its saved line on first use (caller holds the lock)."""
-        entry = self._rows.get(key)
-        if entry is None:
-            rest = self._lazy.pop(key, None)
-            if rest is None:
-                return None
-            entry = self._rows[key] = _entry_from_line(key, rest, self._root)
-        return entry
+        return _made(self._rows, self._lazy, key, self._root)
 
     def _make_all(self) -> None:
         if self._lazy:
