@@ -30,8 +30,6 @@ class BuildUnavailable(OSError):
 
 CHUNK = 250        # documents per message to a child: big enough to amortise pickling, small enough to balance
 CHILD_LIMIT_MB = 128  # a child's posting pool before it spills sorted runs to disk
-EXTENSION = "ctxpost"  # beside a segment: its long posting lists, read with one pread (postings_file);
-# ranking.POSTINGS_EXTENSION is the same name
 
 
 class _Child:
@@ -148,7 +146,7 @@ def _child_main(folder: str) -> int:
     from whoosh.filedb.filestore import FileStorage
     from whoosh.index import TOC
 
-    from .postings_file import FIELD, PostingsRecorder
+    from .postings_file import FIELD, PostingsRecorder, postings_path
     from .whoosh_backend import INDEX_NAME, _schema
 
     path = Path(folder)
@@ -182,7 +180,7 @@ def _child_main(folder: str) -> int:
     writer.commit(merge=False)
     ix.close()
     for segment in TOC.read(storage, INDEX_NAME).segments:
-        recorder.write(path / f"{segment.segment_id()}.{EXTENSION}")
+        recorder.write(postings_path(path, segment.segment_id()))
     return 0
 
 

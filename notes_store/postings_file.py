@@ -24,6 +24,12 @@ from pathlib import Path
 FIELD = "text"
 MAGIC = b"ctxpost1" + (b"L" if array("i").itemsize == 4 and __import__("sys").byteorder == "little" else b"B")
 MIN_POSTINGS = 128
+EXTENSION = "ctxpost"
+
+
+def postings_path(folder: Path, segment_id: str) -> Path:
+    """Where a segment's postings file lives: beside the segment, named after it."""
+    return folder / f"{segment_id}.{EXTENSION}"
 
 
 class PostingsRecorder:

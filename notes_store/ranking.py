@@ -26,9 +26,7 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 
 from .analysis import QueryUnit
 from .bm25 import B, K1
-from .postings_file import PostingsFile, open_postings
-
-POSTINGS_EXTENSION = "ctxpost"  # index_build.EXTENSION (not imported: that module starts processes)
+from .postings_file import PostingsFile, open_postings, postings_path
 
 __all__ = ["B", "K1", "FIELD", "Ranker", "read_ids"]
 
@@ -188,7 +186,7 @@ class Ranker:
             # the (cheap) per-segment work when it has drifted noticeably.
             if seg is None or abs(seg.avgdl - avgdl) > 0.05 * avgdl:
                 side = seg.side if seg is not None else (
-                    open_postings(self.folder / f"{seg_id}.{POSTINGS_EXTENSION}") if self.folder else None)
+                    open_postings(postings_path(self.folder, seg_id)) if self.folder else None)
                 seg = self._segments[seg_id] = _SegmentPostings(reader, avgdl, side)
             else:
                 seg.reader = reader
