@@ -22,6 +22,11 @@ MAX_TAGS = 50
 MAX_FILE_TAGS = 200  # a hand-edited file may hold more tags than a tool call may set; a bound all the same
 
 
+def is_id(value: str) -> bool:
+    """Whether ``value`` is an id exactly as stored (a file name stem: no ``..``, nothing to strip)."""
+    return ID_RE.fullmatch(value) is not None and ".." not in value
+
+
 def check_id(value: Any, what: str = "note_id") -> str:
     """An id is a file name stem: letters, digits, ``_ . -``; no paths, no ``..``."""
     if not isinstance(value, str) or not value.strip():
@@ -29,7 +34,7 @@ def check_id(value: Any, what: str = "note_id") -> str:
     value = value.strip()
     if value.endswith(".md"):
         value = value[:-3]
-    if not ID_RE.match(value) or ".." in value:
+    if not is_id(value):
         shown = value if len(value) <= 80 else value[:80] + "…"
         raise InvalidInput(f"{what} {shown!r} is not a valid id: ids contain only letters, digits, '_', '.' "
                            "and '-' (no slashes, '..' or control characters); use an id returned by search/list")

@@ -45,19 +45,19 @@ def uri_problem(uri: str) -> str | None:
     scheme). Checked on the raw URI, before the SDK's template matching %-decodes it (``note://pl%61in``)."""
     from urllib.parse import unquote
 
-    from notes_store.validation import ID_RE
+    from notes_store.validation import is_id
     scheme, sep, item_id = uri.partition("://")
     kind = scheme.lower()
     if not sep or kind not in FOLDERS:
         return None
-    if scheme == kind and ID_RE.fullmatch(item_id) and ".." not in item_id and not item_id.endswith(".md"):
+    if scheme == kind and is_id(item_id) and not item_id.endswith(".md"):
         return None
     guess = unquote(item_id[:4096]).strip()
     for cut in ("?", "#"):
         guess = guess.partition(cut)[0]
     guess = guess.strip().rstrip("/")
     guess = guess[:-3] if guess.endswith(".md") else guess
-    hint = f"; did you mean {kind}://{guess}?" if ID_RE.fullmatch(guess) and ".." not in guess else ""
+    hint = f"; did you mean {kind}://{guess}?" if is_id(guess) else ""
     shown = uri if len(uri) <= 200 else uri[:200] + "…"
     return (f"{shown!r} is not a canonical {kind} URI: use {kind}://<id> with the bare id (letters, digits, '_', "
             f"'.', '-'; no '.md', spaces, query, fragment or %-escapes){hint}")
