@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.devsets import DEV_SEEDS, HELD_OUT_SEEDS, Conversation, memlog_set  # noqa: E402
 from bench.devsets.dialogues import generate_dialogue  # noqa: E402
-from bench.devsets.memlogs import generate_memlog  # noqa: E402
+from bench.devsets.memlogs import HARD, generate_memlog  # noqa: E402
 from bench.devsets.statement_logs import generate_log  # noqa: E402
 
 GENERATORS = {
@@ -27,6 +27,8 @@ GENERATORS = {
     "en-log": lambda seed: generate_log("en", seed),
     "zh-memlog": lambda seed: generate_memlog("zh", seed),
     "en-memlog": lambda seed: generate_memlog("en", seed),
+    "zh-memlog-hard": lambda seed: generate_memlog("zh", seed, difficulty=HARD),
+    "en-memlog-hard": lambda seed: generate_memlog("en", seed, difficulty=HARD),
     "en-dialogue": generate_dialogue,
 }
 
@@ -80,6 +82,19 @@ def test_memlog_shape(lang):
     cats = {q["category"] for q in conv.questions}
     assert {"update", "conditional", "comparative"} <= cats, cats
     assert cats & {"paraphrase", "direct"}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_hard_memlogs_are_longer_and_echo_the_questions(lang):
+    """The hard logs: ~1,100 turns; some turns ask, as a question would, about a person, and are
+    never evidence (they hold no answer)."""
+    conv = generate_memlog(lang, 5, difficulty=HARD)
+    assert 900 <= len(conv.history) <= 1250
+    evidence = {e for q in conv.questions for e in q["evidence"]}
+    asking = [t["id"] for t in conv.history if re.search(r"[?？]", _statement(t["content"]))]
+    assert len(asking) >= 20 and not set(asking) & evidence
+    cats = {q["category"] for q in conv.questions}
+    assert {"update", "conditional", "comparative"} <= cats, cats
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -175,6 +190,8 @@ DIGESTS = {
     "zh-memlog": "66a3e30226d90b79",
     "en-memlog": "b2fcd22280f80ac3",
     "en-dialogue": "2fe9ce7cd44f2cc1",
+    "zh-memlog-hard": "d7a6ae7c086a93bc",
+    "en-memlog-hard": "ad74eae13ba2c48f",
 }
 
 

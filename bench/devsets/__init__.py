@@ -26,12 +26,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from .dialogues import generate_dialogue
-from .memlogs import generate_memlog
+from .memlogs import HARD, Difficulty, generate_memlog
 from .model import Conversation, DevSet, Question, Turn
 from .statement_logs import generate_log
 
 __all__ = ["Conversation", "DevSet", "Question", "Turn", "DEFAULT_LOCOMO", "DEV_SEEDS", "HELD_OUT_SEEDS",
-           "SET_NAMES", "all_sets", "dialogue_set", "interleave_sessions", "load_locomo", "memlog_set", "statement_log_set",
+           "SET_NAMES", "all_sets", "dialogue_set", "hard_memlog_set", "interleave_sessions", "load_locomo", "memlog_set", "statement_log_set",
            "strip_session"]
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -117,11 +117,18 @@ def statement_log_set(lang: str, seeds: tuple[int, ...], split: str) -> DevSet:
     return DevSet(f"{lang}-log", split, convs)
 
 
-def memlog_set(lang: str, seeds: tuple[int, ...], split: str) -> DevSet:
-    """``zh-memlog`` / ``en-memlog``: the harder logs, ``MEMLOGS_PER_SEED`` histories per seed."""
-    convs = [generate_memlog(lang, seed * 100 + k, with_timestamps=bool(k % 2))
+def memlog_set(lang: str, seeds: tuple[int, ...], split: str, hard: bool = False) -> DevSet:
+    """``zh-memlog`` / ``en-memlog``: the harder logs, ``MEMLOGS_PER_SEED`` histories per seed;
+    ``hard``: ``zh-memlog-hard`` / ``en-memlog-hard`` (``memlogs.HARD``)."""
+    d = HARD if hard else Difficulty()
+    convs = [generate_memlog(lang, seed * 100 + k, with_timestamps=bool(k % 2), difficulty=d)
              for seed in seeds for k in range(MEMLOGS_PER_SEED)]
-    return DevSet(f"{lang}-memlog", split, convs)
+    return DevSet(f"{lang}-memlog" + ("-hard" if hard else ""), split, convs)
+
+
+def hard_memlog_set(lang: str, seeds: tuple[int, ...], split: str) -> DevSet:
+    """``zh-memlog-hard`` / ``en-memlog-hard``: see ``memlogs.HARD``."""
+    return memlog_set(lang, seeds, split, hard=True)
 
 
 def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
@@ -130,7 +137,8 @@ def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
                                          for seed in seeds for k in range(DIALOGUES_PER_SEED)])
 
 
-SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "zh-log", "en-log", "zh-memlog", "en-memlog")
+SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "zh-log", "en-log", "zh-memlog", "en-memlog",
+             "zh-memlog-hard", "en-memlog-hard")
 
 
 def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> list[DevSet]:
@@ -146,7 +154,7 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
     sets.append(dialogue_set(DEV_SEEDS, "dev"))
     if held_out:
         sets.append(dialogue_set(HELD_OUT_SEEDS, "held-out"))
-    for make in (statement_log_set, memlog_set):
+    for make in (statement_log_set, memlog_set, hard_memlog_set):
         for lang in ("zh", "en"):
             sets.append(make(lang, DEV_SEEDS, "dev"))
             if held_out:

@@ -1,20 +1,22 @@
 """Print one generated history with its questions: ``python -m bench.devsets memlog zh 1``,
-``python -m bench.devsets dialogue 1``, ``python -m bench.devsets log en 2``."""
+``python -m bench.devsets memlog-hard zh 1``, ``python -m bench.devsets dialogue 1``, ``python -m bench.devsets log en 2``."""
 
 from __future__ import annotations
 
 import sys
 
 from .dialogues import generate_dialogue
-from .memlogs import LANGS, generate_memlog
+from .memlogs import HARD, LANGS, generate_memlog
 from .model import Conversation
 from .statement_logs import generate_log
 
-USAGE = "usage: python -m bench.devsets memlog {zh,en} SEED | dialogue SEED | log {zh,en} SEED"
+USAGE = "usage: python -m bench.devsets memlog {zh,en} SEED | memlog-hard {zh,en} SEED | dialogue SEED | log {zh,en} SEED"
 
 
 def _build(args: list[str]) -> Conversation:
     """The conversation ``args`` name; ValueError with the usage line when they name none."""
+    if len(args) == 3 and args[0] == "memlog-hard" and args[1] in LANGS and args[2].isdigit():
+        return generate_memlog(args[1], int(args[2]), difficulty=HARD)
     if len(args) == 3 and args[0] in ("memlog", "log") and args[1] in LANGS and args[2].isdigit():
         make = generate_memlog if args[0] == "memlog" else generate_log
         return make(args[1], int(args[2]))

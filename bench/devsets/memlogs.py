@@ -29,6 +29,35 @@ WAKING_HOURS = 16          # turns fall between 07:00 and 23:00
 MAX_TURNS = 800
 
 
+@dataclass(frozen=True)
+class Difficulty:
+    """The knobs of a log's difficulty. The defaults are ``zh-memlog`` / ``en-memlog`` exactly (their
+    digests are pinned); ``HARD`` is ``*-memlog-hard``: more people of one kind, more turns that share a
+    question's words but not its answer, more updates, longer logs."""
+
+    threads: tuple[int, int] = (24, 42)
+    max_turns: int = MAX_TURNS
+    relation_weights: tuple[float, ...] | None = None   # None: the language's own
+    named_share: float = 0.5           # share of people named, among several of a kind
+    update_share: float = 0.35         # share of a person's facts that change later
+    near_per_fact: tuple[int, ...] = (0, 1, 1, 2)
+    near_other: tuple[int, int] = (1, 3)          # near-miss turns about facts the person lacks
+    fillers: tuple[int, int] = (3, 10)
+    major_share: float = 0.2
+    major_fillers: tuple[int, int] = (15, 30)
+    # Hard only (each draws from the generator only when on, so the defaults stay bit-identical):
+    # near-miss turns that carry the person's name, like their facts do, so the name alone no
+    # longer picks the fact out; and turns that restate a *question's* wording about someone else.
+    named_near: float = 0.0
+    question_echoes: int = 0
+
+
+HARD = Difficulty(threads=(36, 48), max_turns=1100,
+                  relation_weights=(8, 8, 5, 3, 1.5, 1.5, 1, 1, 1, 1, 1, 1.5, 1, 1),
+                  update_share=0.5, near_per_fact=(1, 2, 2, 3), near_other=(2, 4), fillers=(6, 14),
+                  major_share=0.25, named_near=0.6, question_echoes=1)
+
+
 def _split(text: str) -> tuple[str, ...]:
     return tuple(s for s in text.split("|") if s)
 
@@ -82,6 +111,7 @@ class Lang:
     female_names: frozenset[str] = frozenset()
     male_relations: frozenset[str] = frozenset()
     female_relations: frozenset[str] = frozenset()
+    echo: tuple[str, ...] = ()       # someone else asks what a question would ask: {ask}
 
 
 def _zh_date(m: int, d: int) -> str:
@@ -249,6 +279,8 @@ ZH = Lang(
                                   "程程|吕薇|任静|谭晶|范冰|邹静|白露|秦岚|邓雨")),
     male_relations=frozenset(_split("叔叔|舅舅|表哥")),
     female_relations=frozenset(_split("阿姨|表妹|姑姑")),
+    echo=_split("妈妈打电话问：{ask}我也说不清楚。|有人问我：{ask}我想了半天没想起来。|"
+                "饭桌上大家聊起来：{ask}没人知道。|我在想：{ask}下次当面问问。"),
 )
 
 
@@ -455,6 +487,8 @@ EN = Lang(
                                   "Vera|Joy|Kim|Bea|Dina|Faye|Hana|Jade|Lola|Nina|Pia|Rosa|Tara|Uma")),
     male_relations=frozenset(_split("uncle|brother-in-law")),
     female_relations=frozenset(_split("aunt|niece|godmother")),
+    echo=_split("Mum called and asked: {ask} I had no idea.|Someone asked me: {ask} I could not remember.|"
+                "It came up at dinner: {ask} Nobody knew.|I was wondering: {ask} Must ask next time."),
 )
 LANGS = {"zh": ZH, "en": EN}
 
@@ -518,25 +552,31 @@ def _ask_who(lang: Lang, th: _Thread) -> str:
     return lang.ask_named.format(rel=th.rel, name=th.name)
 
 
-def _make_thread(lang: Lang, rng: random.Random, rel: str, name: str) -> _Thread:
+def _make_thread(lang: Lang, rng: random.Random, rel: str, name: str, d: Difficulty = Difficulty()) -> _Thread:
     """A person's thread: 2-5 facts (some updated later), near-miss turns, fillers; in logical order."""
     facts = [_Fact(a, rng.choice(a.values)) for a in rng.sample(lang.attrs, k=rng.randint(3, 6))]
     th = _Thread(rel, name, facts)
     body: list[tuple[str, _Fact | None, str]] = []
+
+    def near_who() -> str:
+        if d.named_near and name and rng.random() < d.named_near:
+            return _who(lang, th, rng, fact=True)
+        return _who(lang, th, rng)
+
     for f in facts:
         f.state_template = rng.choice(f.attr.state)
         body.append((_cap(f.state_template.format(who=_who(lang, th, rng, fact=True), v=f.value)), f, "state"))
-        if f.attr.update and rng.random() < 0.35:
+        if f.attr.update and rng.random() < d.update_share:
             f.new_value = rng.choice([v for v in f.attr.values if v != f.value])
             f.update_template = rng.choice(f.attr.update)
-        for _ in range(rng.choice((0, 1, 1, 2))):
-            body.append((_cap(rng.choice(f.attr.near).format(who=_who(lang, th, rng))), None, "near"))
+        for _ in range(rng.choice(d.near_per_fact)):
+            body.append((_cap(rng.choice(f.attr.near).format(who=near_who())), None, "near"))
     # Near-miss turns about facts this person does not have: they share a question's words too.
     # Most people come up a few times; some (a close friend, the boss) all the time.
-    major = rng.random() < 0.2
-    for a in rng.sample(lang.attrs, k=rng.randint(3, 6) if major else rng.randint(1, 3)):
-        body.append((_cap(rng.choice(a.near).format(who=_who(lang, th, rng))), None, "near"))
-    for _ in range(rng.randint(15, 30) if major else rng.randint(3, 10)):
+    major = rng.random() < d.major_share
+    for a in rng.sample(lang.attrs, k=rng.randint(3, 6) if major else rng.randint(*d.near_other)):
+        body.append((_cap(rng.choice(a.near).format(who=near_who())), None, "near"))
+    for _ in range(rng.randint(*d.major_fillers) if major else rng.randint(*d.fillers)):
         if rng.random() < 0.15:
             body.append((rng.choice(lang.pronoun_fillers), None, "filler"))
         else:
@@ -574,6 +614,19 @@ def _make_self_thread(lang: Lang, rng: random.Random) -> _Thread:
     return th
 
 
+def _add_question_echoes(lang: Lang, rng: random.Random, threads: list[_Thread], per_thread: int) -> None:
+    """Turns that ask, in a question's own words, about a person (no answer in them): the hardest
+    near misses for word matching, the way a log holds "mum asked what my uncle does"."""
+    for th in threads:
+        if not th.rel:
+            continue
+        for _ in range(per_thread):
+            a = rng.choice(lang.attrs)
+            asks = a.ask + a.ask_now
+            ask = _cap(rng.choice(asks).format(who=_ask_who(lang, th)))
+            th.items.insert(rng.randint(0, len(th.items)), (rng.choice(lang.echo).format(ask=ask), None, "near"))
+
+
 def _times(rng: random.Random, n: int, start: datetime, days: int) -> list[datetime]:
     """``n`` sorted times in a window of the log (a burst of hours or spread over days), waking hours."""
     total = days * WAKING_HOURS * 60
@@ -599,27 +652,32 @@ def _names_for(lang: Lang, rng: random.Random, relations: list[str]) -> list[str
     return out
 
 
-def generate_memlog(lang_code: str, seed: int, *, with_timestamps: bool = False) -> Conversation:
-    """One history (24-42 threads, 300-800 turns) and its questions, fixed by ``seed``."""
+def generate_memlog(lang_code: str, seed: int, *, with_timestamps: bool = False,
+                    difficulty: Difficulty = Difficulty()) -> Conversation:
+    """One history (24-42 threads, 300-800 turns by default) and its questions, fixed by ``seed``
+    (and ``difficulty``: ``HARD`` gives the ``*-memlog-hard`` logs)."""
+    d = difficulty
     lang = LANGS[lang_code]
-    rng = random.Random(f"memlog-{lang_code}-{seed}")
+    rng = random.Random(f"memlog-{lang_code}-{seed}" + ("" if d == Difficulty() else "-hard"))
     days = rng.randint(3, 6)
     start = datetime(2024, rng.randint(1, 11), rng.randint(1, 20))
-    n_threads = rng.randint(24, 42)
+    n_threads = rng.randint(*d.threads)
     rels = [r for r, _ in lang.relations]
-    weights = [w for _, w in lang.relations]
+    weights = list(d.relation_weights or [w for _, w in lang.relations])
     chosen = rng.choices(rels, weights=weights, k=n_threads - rng.randint(1, 2))
     names = _names_for(lang, rng, chosen)
     count = {r: chosen.count(r) for r in chosen}
     # A person of a kind the user knows several of is named half the time; unnamed ones are asked
     # about only by a kind of fact no other person of that kind has (so the question has one answer).
-    threads = [_make_thread(lang, rng, r, n if rng.random() < (0.5 if count[r] > 1 else 0.3) else "")
+    threads = [_make_thread(lang, rng, r, n if rng.random() < (d.named_share if count[r] > 1 else 0.3) else "", d)
                for r, n in zip(chosen, names)]
     mine = _make_self_thread(lang, rng)
-    # Keep the log within MAX_TURNS (chit-chat adds an eighth): drop the last threads if it runs over.
-    while (sum(len(th.items) for th in threads) + len(mine.items)) * 9 // 8 > MAX_TURNS:
+    # Keep the log within max_turns (chit-chat adds an eighth): drop the last threads if it runs over.
+    while (sum(len(th.items) for th in threads) + len(mine.items)) * 9 // 8 > d.max_turns:
         threads.pop()
     threads.append(mine)
+    if d.question_echoes:
+        _add_question_echoes(lang, rng, threads, d.question_echoes)
 
     # Place every item on the timeline; chit-chat turns fall anywhere.
     events: list[tuple[datetime, int, int]] = []      # time, thread (-1 chit-chat), item index
