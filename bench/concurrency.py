@@ -17,14 +17,35 @@ acknowledged create and the last acknowledged update of every note (each note
 is updated by one client only, so the last acknowledgement must win), and after
 the server stops every acknowledged note's file must be on disk.
 
+CPU per call: the server's CPU (user+sys from /proc/PID/stat, all its threads)
+and the clients' CPU (``time.process_time`` in each client process) over the
+load window only (from the barrier to the last result; start-up, warm-up and the
+verify pass excluded), divided by the calls made. On a 2-core machine the SDK
+clients themselves use much of the CPU; the server's CPU per call is the figure
+that says what the server could serve with the machine to itself.
+
+Two kinds of client (``client=``): ``sdk`` (default; the issue's figure) is a
+real ``mcp.Client`` session per client; ``raw`` speaks the same JSON-RPC over
+one keep-alive ``http.client`` connection per session (legacy ``initialize``
+handshake, ``tools/call``), a light client that lets the server's own capacity
+show. Same plan, checks and verification for both.
+
 Bounded: 30 s per call, 300 s per load, and the server and clients are killed
-on the way out.  ``python -m bench --concurrency`` runs this section alone.
+on the way out.  ``python -m bench --concurrency`` runs this section alone;
+``python -m bench.concurrency --base DIR`` runs it interleaved with the code in
+DIR (a ``git worktree`` of an older revision, given to the server as
+``PYTHONPATH``), with CPU per call beside each figure.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import http.client
+import json
 import multiprocessing as mp
+import queue
+import threading
 import os
 import random
 import shutil
@@ -148,6 +169,7 @@ async def _client_main(url: str, role: str, idx: int, calls: int, seed_ids: list
                 tg.start_soon(checker, session)
             await c.list_tools()
             await anyio.to_thread.run_sync(barrier.wait)
+            cpu0 = time.process_time()
             for i, op in enumerate(ops):
                 args: dict[str, Any]
                 if op == "search":
@@ -185,15 +207,19 @@ async def _client_main(url: str, role: str, idx: int, calls: int, seed_ids: list
                     acked_updates[args["note_id"]] = args["content"]
             await send.send(None)
             await send.aclose()
+        cpu_s = time.process_time() - cpu0  # the checker's calls included: they are load too
     return {"records": records, "checks": checks, "created": created, "updates": acked_updates,
-            "missed_checks": missed_checks}
+            "missed_checks": missed_checks, "cpu_s": cpu_s}
 
 
 def _client_process(url: str, role: str, idx: int, calls: int, seed_ids: list[str], queries: list[str],
-                    barrier: Any, out: Any) -> None:
+                    barrier: Any, out: Any, client: str = "sdk") -> None:
     import anyio
     try:
-        res = anyio.run(_client_main, url, role, idx, calls, seed_ids, queries, barrier)
+        if client == "raw":
+            res = _raw_client_main(url, role, idx, calls, seed_ids, queries, barrier)
+        else:
+            res = anyio.run(_client_main, url, role, idx, calls, seed_ids, queries, barrier)
     except BaseException as exc:  # report, the parent decides; never hang the barrier
         try:
             barrier.abort()
@@ -201,6 +227,150 @@ def _client_process(url: str, role: str, idx: int, calls: int, seed_ids: list[st
             pass
         res = {"fatal": f"{type(exc).__name__}: {exc}"[:500]}
     out.put((idx, res))
+
+
+class RawSession:
+    """One MCP session over one keep-alive HTTP/1.1 connection, JSON-RPC by hand (the ``raw`` client).
+
+    The legacy handshake (``initialize`` then ``notifications/initialized``), then ``tools/call`` with the
+    session id; the server answers JSON (``--json-response``, its default). Returns what the SDK's
+    ``call_tool`` would: (is_error, structuredContent, first text).
+    """
+
+    def __init__(self, url: str, timeout: float = CALL_TIMEOUT) -> None:
+        rest = url.split("://", 1)[1]
+        hostport, _, path = rest.partition("/")
+        host, _, port = hostport.rpartition(":")
+        self.path = "/" + path
+        self.conn = http.client.HTTPConnection(host, int(port), timeout=timeout)
+        self.headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+        self.next_id = 1
+        init = self._post({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                           "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                      "clientInfo": {"name": "bench-raw", "version": "0"}}})
+        self.headers["mcp-protocol-version"] = init["result"]["protocolVersion"]
+        self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _post(self, message: dict[str, Any]) -> Any:
+        self.conn.request("POST", self.path, json.dumps(message).encode(), self.headers)
+        r = self.conn.getresponse()
+        body = r.read()
+        sid = r.getheader("mcp-session-id")
+        if sid:
+            self.headers["mcp-session-id"] = sid
+        if r.status == 202:
+            return None
+        if r.status != 200:
+            raise RuntimeError(f"HTTP {r.status}: {body[:200]!r}")
+        return json.loads(body)
+
+    def call_tool(self, name: str, args: dict[str, Any]) -> tuple[bool, Any, str]:
+        self.next_id += 1
+        reply = self._post({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
+                            "params": {"name": name, "arguments": args}})
+        if "error" in reply:
+            return True, None, str(reply["error"].get("message", "?"))
+        res = reply["result"]
+        content = res.get("content") or [{}]
+        return bool(res.get("isError")), res.get("structuredContent"), str(content[0].get("text", ""))
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.conn.request("DELETE", self.path, headers=self.headers)
+            self.conn.getresponse().read()
+        self.conn.close()
+
+
+def _raw_client_main(url: str, role: str, idx: int, calls: int, seed_ids: list[str], queries: list[str],
+                     barrier: Any) -> dict[str, Any]:
+    """The ``raw`` client: the same plan and checks as ``_client_main``, over ``RawSession`` (the
+    read-your-writes checker is a thread with its own session, as the SDK client's is a task)."""
+    rng = random.Random(idx)
+    ops = plan(role, idx, calls)
+    mine = seed_ids[idx::CLIENTS]
+    created: list[str] = []
+    records: list[tuple[str, float, float, bool, str]] = []
+    checks: list[tuple[float, float, bool]] = []
+    acked_updates: dict[str, str] = {}
+    missed_checks: list[str] = []
+    todo: queue.Queue[tuple[str, str, float] | None] = queue.Queue()
+
+    def checker(session: RawSession) -> None:
+        while (item := todo.get()) is not None:
+            nid, token, acked = item
+            t0 = time.monotonic()
+            why = ""
+            try:
+                is_error, structured, text = session.call_tool("note_search", {"query": token, "limit": 10})
+                ids = _ids(structured)
+                found = not is_error and nid in ids
+                if not found:
+                    why = f"error: {text}" if is_error else f"not in the {len(ids)} hit(s) for {token!r}"
+            except Exception as exc:
+                found, why = False, f"{type(exc).__name__}: {exc}"
+            checks.append(((t0 - acked) * 1000, (time.monotonic() - t0) * 1000, found))
+            if not found:
+                missed_checks.append(f"{nid}: {why[:200]} ({(t0 - acked) * 1000:.0f} ms after the ack)")
+
+    c = RawSession(url)
+    check_thread = None
+    if "create" in ops:
+        check_session = RawSession(url)
+        check_thread = threading.Thread(target=checker, args=(check_session,), daemon=True)
+        check_thread.start()
+    barrier.wait()
+    cpu0 = time.process_time()
+    for i, op in enumerate(ops):
+        args: dict[str, Any]
+        if op == "search":
+            name, args = "note_search", {"query": queries[rng.randrange(len(queries))], "limit": 10}
+        elif op == "create":
+            token = _token(rng)
+            name, args = "note_create", {"title": f"load {token} client {idx} call {i}",
+                                         "content": f"Written under load by client {idx}: {token}.",
+                                         "note_type": "general", "tags": ["load"]}
+        elif op == "update":
+            target = rng.choice(created or mine)
+            text = f"Updated under load by client {idx}, call {i}: {_token(rng)}."
+            name, args = "note_update", {"note_id": target, "content": text}
+        else:
+            name, args = "note_read", {"note_id": rng.choice(created + seed_ids)}
+        t0 = time.monotonic()
+        ok, err, structured = True, "", None
+        try:
+            is_error, structured, text = c.call_tool(name, args)
+            if is_error:
+                ok, err = False, text[:200]
+        except Exception as exc:
+            ok, err = False, f"{type(exc).__name__}: {exc}"[:200]
+        t1 = time.monotonic()
+        records.append((op, t0, (t1 - t0) * 1000, ok, err))
+        if ok and op == "create":
+            nid = _created_id(structured)
+            if nid:
+                created.append(nid)
+                todo.put((nid, args["title"].split()[1], t1))
+            else:
+                records[-1] = (op, t0, (t1 - t0) * 1000, False, "create acknowledged without an id")
+        elif ok and op == "update":
+            acked_updates[args["note_id"]] = args["content"]
+    todo.put(None)
+    if check_thread is not None:
+        check_thread.join(timeout=LOAD_TIMEOUT)
+        check_session.close()
+    cpu_s = time.process_time() - cpu0
+    c.close()
+    return {"records": records, "checks": checks, "created": created, "updates": acked_updates,
+            "missed_checks": missed_checks, "cpu_s": cpu_s}
+
+
+def proc_cpu_seconds(pid: int) -> float | None:
+    """user+sys CPU seconds of a process and all its threads so far (Linux /proc), None if unreadable."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _wait_ready(proc: subprocess.Popen[bytes], port: int, timeout: float = 60.0) -> None:
@@ -242,8 +412,12 @@ async def _verify(url: str, created: list[str], updates: dict[str, str]) -> dict
 
 
 def run_load(load: str, scratch: Path, notes: list[C.CorpusNote], *, clients: int = CLIENTS, calls: int = CALLS,
-             load_timeout: float = LOAD_TIMEOUT, progress: Callable[[str], None] = print) -> dict[str, Any]:
-    """One load on a fresh workspace and server; figures and checks."""
+             load_timeout: float = LOAD_TIMEOUT, progress: Callable[[str], None] = print, client: str = "sdk",
+             server_pythonpath: str | None = None) -> dict[str, Any]:
+    """One load on a fresh workspace and server; figures, CPU per call and checks.
+
+    ``server_pythonpath``: run the server from that source tree (an older revision, for a baseline).
+    """
     import anyio
     ws_dir = scratch / f"conc-{load}"
     shutil.rmtree(ws_dir, ignore_errors=True)
@@ -256,22 +430,28 @@ def run_load(load: str, scratch: Path, notes: list[C.CorpusNote], *, clients: in
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     log = open(scratch / f"conc-{load}-server.log", "wb")
+    env = os.environ.copy()
+    if server_pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (server_pythonpath, env.get("PYTHONPATH")) if p)
     server = subprocess.Popen(_server_cmd(ws_dir, port), stdout=log, stderr=subprocess.STDOUT,
-                              cwd=str(scratch), env=os.environ.copy())
+                              cwd=str(scratch), env=env)
     ctx = mp.get_context("spawn")
     procs: list[Any] = []
     out: dict[str, Any] = {"load": load, "label": LOAD_LABELS[load], "clients": clients, "calls_each": calls,
-                           "seeds": len(notes)}
+                           "seeds": len(notes), "client": client, "server_pythonpath": server_pythonpath,
+                           "load_average_before": os.getloadavg()[0]}
     try:
         _wait_ready(server, port)
         anyio.run(_warm, url, queries[0])  # opens the workspace: the index of 300 notes is built here
-        barrier = ctx.Barrier(clients, timeout=120)
+        barrier = ctx.Barrier(clients + 1, timeout=120)  # +1: this process notes the server's CPU at the start
         results = ctx.Queue()
         for i, role in enumerate(roles):
-            p = ctx.Process(target=_client_process, args=(url, role, i, calls, seed_ids, queries, barrier, results),
-                            daemon=True)
+            p = ctx.Process(target=_client_process,
+                            args=(url, role, i, calls, seed_ids, queries, barrier, results, client), daemon=True)
             p.start()
             procs.append(p)
+        barrier.wait()
+        server_cpu0 = proc_cpu_seconds(server.pid)
         got: dict[int, dict[str, Any]] = {}
         deadline = time.monotonic() + load_timeout
         while len(got) < clients and time.monotonic() < deadline:
@@ -281,6 +461,8 @@ def run_load(load: str, scratch: Path, notes: list[C.CorpusNote], *, clients: in
             except Exception:
                 if all(not p.is_alive() for p in procs) and results.empty():
                     break
+        server_cpu1 = proc_cpu_seconds(server.pid)
+        out["load_average_after"] = os.getloadavg()[0]
         fatal = {i: r["fatal"] for i, r in got.items() if "fatal" in r}
         if len(got) < clients or fatal:
             out["error"] = (f"{clients - len(got)} client(s) gave no result within {load_timeout:.0f} s; "
@@ -297,6 +479,14 @@ def run_load(load: str, scratch: Path, notes: list[C.CorpusNote], *, clients: in
             out["seconds"] = t1 - t0
             out["calls"] = len(recs)
             out["calls_per_s"] = len(recs) / (t1 - t0)
+            # every call the server answered in the window, the read-your-writes checks included
+            served = len(recs) + len(checks)
+            out["calls_served"] = served
+            if server_cpu0 is not None and server_cpu1 is not None:
+                out["server_cpu_ms_per_call"] = 1000 * (server_cpu1 - server_cpu0) / served
+            client_cpu = [r["cpu_s"] for r in got.values() if "cpu_s" in r]
+            if len(client_cpu) == clients:
+                out["client_cpu_ms_per_call"] = 1000 * sum(client_cpu) / served
         out["ops"] = {op: summary([r[2] for r in recs if r[0] == op and r[3]])
                       for op in ("search", "create", "update", "read") if any(r[0] == op for r in recs)}
         errors = [r[4] for r in recs if not r[3]]
@@ -339,14 +529,16 @@ async def _warm(url: str, query: str) -> None:
 
 
 def run(scratch: Path, data: Path, *, clients: int = CLIENTS, calls: int = CALLS, seeds: int = SEEDS,
-        progress: Callable[[str], None] = print) -> dict[str, Any]:
+        progress: Callable[[str], None] = print, client: str = "sdk", server_pythonpath: str | None = None,
+        loads: tuple[str, ...] = LOADS) -> dict[str, Any]:
     """All three loads, with the issue-16 checks."""
     en, zh = C.load_pages(data)
     notes = C.corpus(en, zh, seeds)
-    out: dict[str, Any] = {"clients": clients, "calls_each": calls, "seeds": seeds, "loads": {}}
-    for load in LOADS:
-        progress(f"[concurrency {load}] {LOAD_LABELS[load]}: {clients} clients x {calls} calls")
-        out["loads"][load] = run_load(load, scratch, notes, clients=clients, calls=calls, progress=progress)
+    out: dict[str, Any] = {"clients": clients, "calls_each": calls, "seeds": seeds, "loads": {}, "client": client}
+    for load in loads:
+        progress(f"[concurrency {load}] {LOAD_LABELS[load]}: {clients} {client} clients x {calls} calls")
+        out["loads"][load] = run_load(load, scratch, notes, clients=clients, calls=calls, progress=progress,
+                                      client=client, server_pythonpath=server_pythonpath)
     out["load_average"] = os.getloadavg()[0]
     return out
 
@@ -394,16 +586,21 @@ def render(res: dict[str, Any]) -> str:
     def f(v: float | None) -> str:
         return "—" if v is None else f"{v:.1f}"
 
-    lines = [f"{res['clients']} SDK clients (one process each) on one `ctxnotes serve --http` (127.0.0.1), "
+    kind = "raw JSON-RPC (http.client)" if res.get("client") == "raw" else "SDK"
+    lines = [f"{res['clients']} {kind} clients (one process each) on one `ctxnotes serve --http` (127.0.0.1), "
              f"{res['seeds']} seed notes, {res['calls_each']} calls each; a fresh server per load. "
-             f"Load average after: {res.get('load_average', 0):.1f}.", "",
+             f"Load average after: {res.get('load_average', 0):.1f}. CPU ms per call over the load window "
+             "(server process; all client processes), read-your-writes checks counted as calls.", "",
              "| load | calls/s | search p50 / p95 ms | create p50 / p95 ms | update p50 / p95 ms | "
-             "read p50 / p95 ms | errors | RYW found / creates (check delay p95 ms) |",
-             "|---|---|---|---|---|---|---|---|"]
+             "read p50 / p95 ms | server CPU ms/call | client CPU ms/call | errors | "
+             "RYW found / creates (check delay p95 ms) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for key in LOADS:
-        ld = res["loads"].get(key, {})
+        if key not in res["loads"]:
+            continue
+        ld = res["loads"][key]
         if ld.get("error") and not ld.get("calls"):
-            lines.append(f"| {LOAD_LABELS[key]} | failed: {ld['error']} | | | | | | |")
+            lines.append(f"| {LOAD_LABELS[key]} | failed: {ld['error']} | | | | | | | | |")
             continue
         cells = []
         for op in ("search", "create", "update", "read"):
@@ -413,6 +610,7 @@ def render(res: dict[str, Any]) -> str:
         ryw_cell = "—" if not ryw.get("creates_acked") else \
             f"{ryw['found']} / {ryw['creates_acked']} ({f(ryw['check_delay_ms'].get('p95'))})"
         lines.append(f"| {LOAD_LABELS[key]} | {f(ld.get('calls_per_s'))} | " + " | ".join(cells)
+                     + f" | {f(ld.get('server_cpu_ms_per_call'))} | {f(ld.get('client_cpu_ms_per_call'))}"
                      + f" | {ld.get('errors', '—')} | {ryw_cell} |")
     for key in LOADS:
         ld = res["loads"].get(key, {})
@@ -426,3 +624,70 @@ def render(res: dict[str, Any]) -> str:
     for target, figure, ok in checks(res):
         lines.append(f"| {target} | {figure} | {'—' if ok is None else '**PASS**' if ok else '**MISS**'} |")
     return "\n".join(lines)
+
+
+def _row(variant: str, client: str, load: str, ld: dict[str, Any]) -> str:
+    def f(v: float | None) -> str:
+        return "—" if v is None else f"{v:.1f}"
+    cells = []
+    for op in ("search", "create", "update", "read"):
+        s = (ld.get("ops") or {}).get(op)
+        cells.append("—" if not s or not s.get("n") else f"{f(s['p50'])} / {f(s['p95'])}")
+    return (f"| {variant} | {client} | {load} | {f(ld.get('calls_per_s'))} | " + " | ".join(cells)
+            + f" | {f(ld.get('server_cpu_ms_per_call'))} | {f(ld.get('client_cpu_ms_per_call'))} | "
+            f"{ld.get('errors', '—')} | {f(ld.get('load_average_before'))} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Interleaved runs of this revision and a baseline tree, SDK and raw clients: one line per load and run."""
+    ap = argparse.ArgumentParser(prog="python -m bench.concurrency", description=main.__doc__)
+    ap.add_argument("--base", help="source tree of the baseline server (e.g. a git worktree), run as PYTHONPATH")
+    ap.add_argument("--runs", type=int, default=2, help="rounds; each runs every variant once, interleaved")
+    ap.add_argument("--client", default="sdk", help="comma list of client kinds: sdk, raw (default sdk)")
+    ap.add_argument("--loads", default=",".join(LOADS), help=f"comma list of loads (default {','.join(LOADS)})")
+    ap.add_argument("--calls", type=int, default=CALLS)
+    ap.add_argument("--scratch", type=Path, default=Path(os.environ.get("CTXNOTES_BENCH_SCRATCH",
+                                                                         "/tmp/ctxnotes-bench")))
+    ap.add_argument("--data", help="shared data folder with the tldr pages")
+    ap.add_argument("--json-out", type=Path, help="write every result here")
+    args = ap.parse_args(argv)
+    data = C.data_dir(args.data)
+    if data is None:
+        print("not available: tldr pages not found (pass --data). Nothing measured.")
+        return 0
+    loads = tuple(x for x in args.loads.split(",") if x)
+    kinds = [x for x in args.client.split(",") if x]
+    if any(x not in LOADS for x in loads) or any(k not in ("sdk", "raw") for k in kinds):
+        print(f"unknown load or client kind: loads {loads}, clients {kinds}", file=sys.stderr)
+        return 2
+    variants: list[tuple[str, str | None]] = [("new", None)]
+    if args.base:
+        variants = [("base", str(Path(args.base).resolve())), ("new", None)]
+    scratch = args.scratch.resolve()
+    scratch.mkdir(parents=True, exist_ok=True)
+    header = ["| variant | client | load | calls/s | search p50 / p95 | create p50 / p95 | update p50 / p95 | "
+              "read p50 / p95 | server CPU ms/call | client CPU ms/call | errors | load avg |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    rows: list[str] = []
+    everything: list[dict[str, Any]] = []
+    for r in range(args.runs):
+        order = variants if r % 2 == 0 else variants[::-1]  # alternate who goes first
+        for variant, tree in order:
+            for kind in kinds:
+                res = run(scratch, data, calls=args.calls, progress=lambda m: None, client=kind,
+                          server_pythonpath=tree, loads=loads)
+                everything.append({"variant": variant, "round": r, **res})
+                for load in loads:
+                    rows.append(_row(variant, kind, load, res["loads"][load]))
+                    print(rows[-1], flush=True)
+                failed = [c for c in checks(res) if c[2] is False and "calls/s" not in c[0] and "p95" not in c[0]]
+                for target, figure, _ok in failed:
+                    print(f"  {variant}/{kind} correctness MISS: {target}: {figure}", flush=True)
+    print("\n" + "\n".join(header + sorted(rows, key=lambda x: x.split("|")[1:4])))
+    if args.json_out:
+        args.json_out.write_text(json.dumps(everything, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -19,6 +19,7 @@ from .analysis import content_units, query_units
 from .document import BadFile, Document, content_from_body, dump_document, ordered_meta, titled_body
 from .errors import InvalidInput, NotFound
 from .git_conflicts import CONFLICT_REASON, has_conflict_markers, parse_conflicted
+from .hit_bodies import HitBodies
 from .index import Filters, IndexEntry
 from .item_files import ItemFiles, LoadedItem, Page, check_revision, collecting_warnings, file_tags, revision_of
 from .safe_read import read_regular_file
@@ -194,6 +195,7 @@ class NoteStore:
                                find_hint="use note_search or note_list to find existing ids",
                                parse=lambda raw: parse_conflicted(raw)[0])  # conflicted notes stay readable
         self._counts: tuple[int, dict[str, int], list[tuple[str, int]], list[dict[str, Any]]] | None = None
+        self._hit_bodies = HitBodies()
 
     # -- helpers ---------------------------------------------------------------
     def _path(self, note_id: str) -> Path:
@@ -319,16 +321,22 @@ class NoteStore:
                             offset=offset, matched=matched, total_is_lower_bound=lower_bound)
 
     def _body_text(self, entry: Entry) -> tuple[str, str | None]:
-        """(text to cut a snippet from, revision) of a hit's file as it is now; the title if unreadable."""
+        """(text to cut a snippet from, revision) of a hit's file as its catalogue row knows it; the title
+        if unreadable. Reused while the row's stamp is unchanged (``HitBodies``): no file read per hit."""
+        return self._hit_bodies.get(entry.key, (entry.mtime_ns, entry.size), lambda: self._read_body(entry))
+
+    def _read_body(self, entry: Entry) -> tuple[str, str | None, bool]:
         title = str(entry.meta.get("title", ""))
         try:
-            raw, _st = read_regular_file(entry.path, self.files.max_file_bytes)
+            raw, st = read_regular_file(entry.path, self.files.max_file_bytes)
         except (OSError, BadFile):
-            return title, None
+            return title, None, False
         text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
         end = text.find("\n---\n", 3)
         body = text[end + 5:] if end != -1 else text
-        return content_from_body(body, title) or title, revision_of(raw)
+        # kept only if the file is still what the row describes (else the next hit reads it again)
+        same = (st.st_mtime_ns, st.st_size) == (entry.mtime_ns, entry.size)
+        return content_from_body(body, title) or title, revision_of(raw), same
 
     def list(self, note_type: str | Sequence[str] | None = None, tags: Sequence[str] | None = None,
              limit: int = 10, offset: int = 0, sort: str = "updated_desc") -> NoteList:
