@@ -138,6 +138,51 @@ def index_terms(text: str) -> list[str]:
     return out
 
 
+_WORD_TERMS: dict[str, str] = {}  # a word as written -> its term ("" for a stop word)
+
+
+def index_positions(text: str) -> dict[str, list[int]]:
+    """Each term the index stores for ``text`` with its positions, terms in first-seen order.
+
+    The terms and positions of ``analyze(text)`` in index mode, grouped by term, without a ``Term``
+    or a Whoosh token per term: the child build processes index every note with it.
+    ``tests/test_analysis_positions.py`` holds the two to the same output.
+    """
+    out: dict[str, list[int]] = {}
+    words = _WORD_TERMS
+    pos = 0
+    for m in TOKEN_RE.finditer(text):
+        kind = m.lastgroup
+        raw = m.group(0)
+        if kind == "word":
+            term = words.get(raw)
+            if term is None:
+                word = fold(raw).lower()
+                term = "" if word in STOP_WORDS else stem_word(word)
+                if len(words) >= 200_000:
+                    words.clear()
+                words[raw] = term
+            if term:
+                found = out.get(term)
+                if found is None:
+                    out[term] = [pos]
+                else:
+                    found.append(pos)
+            pos += 1
+        elif kind == "emoji":
+            out.setdefault(raw.replace("\ufe0f", ""), []).append(pos)
+            pos += 1
+        else:
+            run = fold(raw)
+            n = len(run)
+            for i in range(n):
+                out.setdefault(run[i], []).append(pos)
+                if i + 1 < n:
+                    out.setdefault(run[i:i + 2], []).append(pos)
+                pos += 1
+    return out
+
+
 def __getattr__(name: str) -> Any:
     """``ANALYZER`` and ``make_analyzer``: the Whoosh adapter, loaded only when asked for."""
     if name in ("ANALYZER", "make_analyzer", "MixedTokenizer"):

@@ -14,6 +14,8 @@ build, reported with the child's last words.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import pickle
 import shutil
@@ -29,7 +31,7 @@ class BuildUnavailable(OSError):
 
 
 CHUNK = 250        # documents per message to a child: big enough to amortise pickling, small enough to balance
-CHILD_LIMIT_MB = 128  # a child's posting pool before it spills sorted runs to disk
+PIPE_BYTES = 1 << 20  # a child's stdin pipe: the parent parses on while a child works through a chunk
 
 
 class _Child:
@@ -44,6 +46,9 @@ class _Child:
         self.proc = subprocess.Popen([sys.executable, "-m", "notes_store.index_build", str(folder)],
                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.log,
                                      env=env, close_fds=True)
+        assert self.proc.stdin is not None
+        with contextlib.suppress(OSError, AttributeError):  # Linux: room for a few chunks in the pipe
+            fcntl.fcntl(self.proc.stdin.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
         self.sent = 0
 
     def send(self, docs: list[dict[str, Any]]) -> None:
@@ -55,12 +60,16 @@ class _Child:
             raise OSError(f"an index build process stopped early: {self.last_words()}") from None
         self.sent += len(docs)
 
-    def finish(self) -> None:
+    def end_input(self) -> None:
+        """No more documents: the child commits its segment (while the others commit theirs)."""
         assert self.proc.stdin is not None
         try:
             self.proc.stdin.close()
         except BrokenPipeError:
             pass
+
+    def finish(self) -> None:
+        self.end_input()
         if self.proc.wait() != 0:
             raise OSError(f"an index build process failed (exit {self.proc.returncode}): {self.last_words()}")
 
@@ -101,11 +110,13 @@ def build_parallel(folder: Path, index_name: str, schema: Any, docs: Iterable[di
                 raise BuildUnavailable(f"cannot start an index build process: {exc}") from exc
         turn = 0
         for chunk in _chunks(docs, CHUNK):
-            # Round-robin: a pipe write blocks while that child is still busy with its last chunk,
-            # so the parent (which parses the files) never runs far ahead of the children.
+            # Round-robin: a pipe write blocks only once that child's pipe is full (a few chunks behind),
+            # so the parent (which parses the files) rarely waits and never runs far ahead.
             children[turn % len(children)].send(chunk)
             turn += 1
             count += len(chunk)
+        for child in children:  # every child commits at once: each holds half the postings
+            child.end_input()
         for child in children:
             child.finish()
         segments = []
@@ -146,25 +157,17 @@ def _child_main(folder: str) -> int:
     from whoosh.filedb.filestore import FileStorage
     from whoosh.index import TOC
 
-    from .postings_file import FIELD, PostingsRecorder, postings_path
+    from .postings_file import write_postings, postings_path
+    from .segment_writer import FastAdder
     from .whoosh_backend import INDEX_NAME, _schema
 
     path = Path(folder)
     path.mkdir(parents=True, exist_ok=True)
     storage = FileStorage(folder, supports_mmap=False)
     ix = storage.create_index(_schema(), indexname=INDEX_NAME)
-    writer = ix.writer(limitmb=CHILD_LIMIT_MB)
-    recorder = PostingsRecorder()
-    pool_add = writer.pool.add
-    record = recorder.add
-
-    def add(item: tuple[str, bytes, int, float, bytes]) -> None:
-        # Whoosh's writer hands every posting to its pool: note the text field's on the way.
-        if item[0] == FIELD:
-            record(item[1], item[2], item[3])
-        pool_add(item)
-
-    writer.pool.add = add
+    writer = ix.writer()
+    adder = FastAdder(writer)  # Whoosh's own segment, without its per-posting pool and lookups
+    add = adder.add
     stdin = sys.stdin.buffer
     try:
         while True:
@@ -173,14 +176,14 @@ def _child_main(folder: str) -> int:
             except EOFError:
                 break
             for doc in chunk:
-                writer.add_document(**doc)
+                add(doc)
     except BaseException:
         writer.cancel()
         raise
     writer.commit(merge=False)
     ix.close()
     for segment in TOC.read(storage, INDEX_NAME).segments:
-        recorder.write(postings_path(path, segment.segment_id()))
+        write_postings(postings_path(path, segment.segment_id()), adder.text_lists())
     return 0
 
 

@@ -3,7 +3,7 @@
 Whoosh decodes a posting list 128 documents at a time in Python (a pickle, a zlib block and a
 delta decode per block): ~40 ms for a common word at 100k notes, paid on the request path
 whenever a query meets a word it has not seen lately. The child processes that build an index
-(``index_build``) also note every posting of the text field and write, beside each segment,
+(``index_build``) keep every posting list of the text field and write, beside each segment,
 the lists of the words with at least ``MIN_POSTINGS`` documents (the ones worth it; short lists
 are one Whoosh block anyway) as raw arrays. The file is named after its segment, so Whoosh's
 own clean-up deletes it when a merge retires the segment; a missing or damaged file only means
@@ -19,6 +19,7 @@ from __future__ import annotations
 import marshal
 import os
 from array import array
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 FIELD = "text"
@@ -32,40 +33,29 @@ def postings_path(folder: Path, segment_id: str) -> Path:
     return folder / f"{segment_id}.{EXTENSION}"
 
 
-class PostingsRecorder:
-    """Collects (term, docnum, weight) as a writer adds documents; docnums arrive in ascending order."""
-
-    def __init__(self) -> None:
-        self._lists: dict[bytes, tuple[array[int], array[float]]] = {}
-
-    def add(self, term: bytes, docnum: int, weight: float) -> None:
-        found = self._lists.get(term)
-        if found is None:
-            found = self._lists[term] = (array("i"), array("f"))
-        found[0].append(docnum)
-        found[1].append(weight)
-
-    def write(self, path: Path) -> None:
-        entries: list[tuple[str, int, int]] = []
-        blobs: list[bytes] = []
-        offset = 0
-        for term, (ids, weights) in self._lists.items():
-            if len(ids) < MIN_POSTINGS:
-                continue
-            blob = ids.tobytes() + weights.tobytes()
-            entries.append((term.decode("utf-8"), len(ids), offset))
-            blobs.append(blob)
-            offset += len(blob)
-        header = marshal.dumps(entries)
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "wb") as fh:
-            fh.write(MAGIC + len(header).to_bytes(8, "little") + header)
-            fh.writelines(blobs)
-        os.replace(tmp, path)
+def write_postings(path: Path, lists: Mapping[bytes, tuple[Sequence[int], Sequence[float]]]) -> None:
+    """Write the lists of ``MIN_POSTINGS`` documents or more (term -> ascending document numbers,
+    term frequencies) to ``path``, atomically."""
+    entries: list[tuple[str, int, int]] = []
+    blobs: list[bytes] = []
+    offset = 0
+    for term, (ids, weights) in lists.items():
+        if len(ids) < MIN_POSTINGS:
+            continue
+        blob = array("i", ids).tobytes() + array("f", weights).tobytes()
+        entries.append((term.decode("utf-8"), len(ids), offset))
+        blobs.append(blob)
+        offset += len(blob)
+    header = marshal.dumps(entries)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(MAGIC + len(header).to_bytes(8, "little") + header)
+        fh.writelines(blobs)
+    os.replace(tmp, path)
 
 
 class PostingsFile:
-    """Reads the lists ``PostingsRecorder.write`` wrote; ``get`` is None for a term it does not hold."""
+    """Reads the lists ``write_postings`` wrote; ``get`` is None for a term it does not hold."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
