@@ -393,3 +393,32 @@ def spread_to_neighbours(scores: Sequence[float], weight: float, window: int = 3
                     right = 0.0
             out[i] += w * (left if left > right else right)
     return out
+
+
+def specificity(query: str, texts: Sequence[str], candidates: Sequence[int], *,
+                growing: int | None = None) -> dict[int, float]:
+    """0..1 for each text in ``candidates``: the IDF of its rarest content term that the query does
+    not hold, relative to a term found once. A turn that states something (a value, a named
+    thing: "is a head chef", "adopted a husky") holds a word few other turns hold; the turns that
+    merely mention the same person ("had lunch with my colleague") are made of common words.
+    Numbers are left out (times and dates in the turn prefixes), and so are CJK bigrams that
+    touch a query character (the edge of a name: "虹是")."""
+    if not candidates:
+        return {}
+    scorer = scorer_for(texts, growing)
+    qterms = set(query_terms(query)) | set(index_terms(query))
+    qchars = {c for t in qterms for c in t if is_cjk(c)}
+    top = bm25_idf(scorer.n, 1) or 1.0
+    out: dict[int, float] = {}
+    for i in candidates:
+        best = 0.0
+        for t in scorer._tf(i):
+            if t in qterms or t.isdigit() or not is_content_term(t):
+                continue
+            if is_cjk(t[0]) and (len(t) < 2 or any(c in qchars for c in t)):
+                continue
+            v = scorer.idf(t)
+            if v > best:
+                best = v
+        out[i] = best / top
+    return out

@@ -24,7 +24,7 @@ from .packets import Packet
 from .dedup import NearDuplicates
 from .links import link_structure, spread_along_links
 from .proximity import proximity
-from .relevance import join_analysed, lexical_relevance, plain_bm25, terms_of
+from .relevance import join_analysed, lexical_relevance, plain_bm25, specificity, terms_of
 
 QUERY_TYPES = ("auto", "knowledge", "chat", "task")
 
@@ -52,6 +52,8 @@ class Profile:
 
 PROXIMITY_WEIGHT = 1.0
 PROXIMITY_CANDIDATES = 150
+# A turn holding a rare word beyond the query's states something (see relevance.specificity).
+SPECIFICITY_WEIGHT = 1.0
 # The turns plain BM25 ranks first are taken before any other signal gets a say, until they fill
 # this share of the room: recency, neighbours and proximity can add turns, never push these out.
 BM25_RESERVED_SHARE = 0.3
@@ -109,19 +111,27 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     # The leading history turns are the part that grows from call to call: its analysis is kept.
     growing = next((k for k, p in enumerate(lexical) if p.source != P.HISTORY), len(lexical))
     rels = lexical_relevance(query, texts, growing=growing)
-    if PROXIMITY_WEIGHT:
-        # A run of the query's words in its order is stronger evidence than the same words apart.
+    if PROXIMITY_WEIGHT or SPECIFICITY_WEIGHT:
         # Only the leading candidates can be reordered into the budget: look at those.
         leading = heapq.nlargest(PROXIMITY_CANDIDATES, compress(range(len(rels)), rels),
                                  key=rels.__getitem__)
-        near = proximity(query, texts, leading)
-        if near:
+        # A run of the query's words in its order is stronger evidence than the same words apart.
+        near = proximity(query, texts, leading) if PROXIMITY_WEIGHT else {}
+        spec = specificity(query, texts, leading, growing=growing) if SPECIFICITY_WEIGHT else {}
+        if near or spec:
             for i, v in near.items():
                 rels[i] *= 1.0 + PROXIMITY_WEIGHT * v
+            for i, v in spec.items():
+                rels[i] *= 1.0 + SPECIFICITY_WEIGHT * v
             top = max(rels)
             rels = [r / top for r in rels]
-    for p, rel, plain in zip(lexical, rels, plain_bm25(query, texts, growing=growing)):
+    for p, rel in zip(lexical, rels):
         p.relevance = rel
+    # The reserve's BM25 is the baseline's: over the turns' own text (no month terms) and the turns
+    # alone, so the turns it ranks first are exactly the ones plain BM25 packs first.
+    raw = [f"{p.title}\n{p.content}" if p.title else p.content for p in lexical[:growing]]
+    same = growing == len(texts) and all(a is b or a == b for a, b in zip(raw, texts))
+    for p, plain in zip(lexical, plain_bm25(query, texts if same else raw, growing=None if same else growing)):
         p.plain = plain
     history = sorted((p for p in candidates if p.source == P.HISTORY), key=lambda p: p.position)
     if history and profile.neighbour_weight:
@@ -285,7 +295,7 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
         h = dups.find(text, terms, same_text_counts=len(text) >= 20 or p.source != P.HISTORY)
         return sel.selected[h] if h is not None else None
 
-    def try_take(i: int, p: Packet, cap: int | None) -> bool:
+    def try_take(i: int, p: Packet, cap: int | None, dedup: bool = True) -> bool:
         nonlocal compressions
         if stop_check is not None and i % 256 == 0:
             stop_check()
@@ -308,7 +318,7 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
             reasons[i] = "no room in its share" if cap is not None and room < available - sel.used \
                 else "did not fit the budget"
             return False
-        dup = None if id(p) in recent else duplicate_of(p)
+        dup = None if id(p) in recent or not dedup else duplicate_of(p)
         taken.add(i)
         if dup is not None:
             reasons[i] = f"near-duplicate of {dup.source} {dup.id}"
@@ -330,7 +340,9 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
             if spent + pool[i].tokens > reserved_room:
                 continue
             before = sel.used
-            if try_take(i, pool[i], None):
+            # No near-duplicate check here: plain BM25 packs both copies, and which copy a question's
+            # evidence is cannot be told (the same statement again, at another time).
+            if try_take(i, pool[i], None, dedup=False):
                 spent += sel.used - before
     # 1. Minimum shares: every source that has candidates gets its floor first.
     for share in sorted(present, key=lambda s: -profile.shares[s][0]):
