@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import os
 import threading
 import time
@@ -24,15 +25,69 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes) -> os.stat_result:
-    """Write ``data`` to ``path`` so a reader sees the old or the new bytes, never a mix.
+_temp_numbers = itertools.count()
 
-    Temp file in the same folder, fsync, rename over the target, fsync the
-    folder. On failure the temp file is removed, the old file is untouched and
-    a ``StorageError`` says why. Returns the new file's stat.
+
+class StagedWrite:
+    """A file's new bytes already durable in a temp file beside it, waiting to be renamed into place.
+
+    ``stage_write`` does the slow part (write + fsync of the data) without any lock; the caller then
+    takes the workspace lock and calls ``commit`` (rename over the target, fsync the folder) or
+    ``discard``. The durable order is unchanged: data fsync, rename, folder fsync, acknowledge. A crash
+    before ``commit`` leaves only a temp file (``TEMP_PREFIX``, not ``*.md``: no note, nothing indexed),
+    which ``remove_temp_files`` deletes when the workspace is next opened.
     """
+
+    def __init__(self, path: Path, tmp: Path) -> None:
+        self.path = path
+        self.tmp = tmp
+        self.done = False
+
+    def commit(self) -> os.stat_result:
+        """Rename into place and make the rename durable; the new file's stat.
+
+        Raises ``TempFileGone`` when the temp file vanished meanwhile (a workspace opened by another
+        process swept it as a dead writer's leftover): nothing changed, the caller writes afresh.
+        """
+        if self.done:
+            raise RuntimeError("a staged write commits once")
+        folder = self.path.parent
+        try:
+            os.replace(self.tmp, self.path)
+        except FileNotFoundError:
+            if not os.path.lexists(self.tmp):
+                self.done = True
+                raise TempFileGone(str(self.tmp)) from None
+            self.discard()
+            raise StorageError(f"could not write {self.path.name}: its folder is gone") from None
+        except OSError as exc:
+            self.discard()
+            raise StorageError(f"could not write {self.path.name}: {exc.strerror or exc}; the previous "
+                               "version (if any) is unchanged — check free space and permissions") from exc
+        self.done = True
+        try:
+            fsync_dir(folder)
+            return os.stat(self.path, follow_symlinks=False)
+        except OSError as exc:
+            raise StorageError(f"could not make {self.path.name} durable: {exc.strerror or exc}") from exc
+
+    def discard(self) -> None:
+        """Remove the temp file (nothing was renamed)."""
+        if not self.done:
+            self.done = True
+            with contextlib.suppress(OSError):
+                os.unlink(self.tmp)
+
+
+class TempFileGone(Exception):
+    """A staged temp file disappeared before its rename (swept by a workspace opening elsewhere)."""
+
+
+def stage_write(path: Path, data: bytes) -> StagedWrite:
+    """Write ``data`` to a fresh temp file beside ``path`` and fsync it (no lock needed: the name is
+    unique to this process, thread and call). ``StorageError`` says why when it fails."""
     folder = path.parent
-    tmp = folder / f"{TEMP_PREFIX}{path.name}.{os.getpid()}.{threading.get_ident()}"
+    tmp = folder / f"{TEMP_PREFIX}{path.name}.{os.getpid()}.{threading.get_ident()}.{next(_temp_numbers)}"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
         try:
@@ -43,14 +98,31 @@ def atomic_write(path: Path, data: bytes) -> os.stat_result:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, path)
-        fsync_dir(folder)
-        return os.stat(path, follow_symlinks=False)
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise StorageError(f"could not write {path.name}: {exc.strerror or exc}; "
                            "the previous version (if any) is unchanged — check free space and permissions") from exc
+    return StagedWrite(path, tmp)
+
+
+def atomic_write(path: Path, data: bytes) -> os.stat_result:
+    """Write ``data`` to ``path`` so a reader sees the old or the new bytes, never a mix.
+
+    Temp file in the same folder, fsync, rename over the target, fsync the
+    folder. On failure the temp file is removed, the old file is untouched and
+    a ``StorageError`` says why. Returns the new file's stat.
+    """
+    for _attempt in range(3):
+        staged = stage_write(path, data)
+        try:
+            return staged.commit()
+        except TempFileGone:
+            continue  # swept between write and rename by a workspace opening elsewhere: write again
+        finally:
+            staged.discard()
+    raise StorageError(f"could not write {path.name}: its temp file kept disappearing before the rename "
+                       "(is something deleting .tmp- files in the folder?)")
 
 
 def durable_unlink(path: Path) -> None:

@@ -22,7 +22,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from .document import BadFile, Document, parse_document
 from .errors import Conflict, InvalidInput, NotFound, StorageError
-from .fsio import atomic_write, durable_unlink
+from .fsio import StagedWrite, TempFileGone, durable_unlink, stage_write
 from .index import IndexEntry
 from .safe_read import read_regular_file
 from .settings import max_file_bytes
@@ -84,6 +84,21 @@ class LoadedItem:
     entry: IndexEntry
     path: Path
     revision: str
+
+
+@dataclass
+class StagedItem:
+    """An item's new bytes, parsed and durable in a temp file, waiting for ``ItemFiles.commit``."""
+
+    item_id: str
+    data: bytes
+    entry: IndexEntry
+    revision: str
+    file: StagedWrite
+
+    def discard(self) -> None:
+        """Drop the temp file when the write is not committed after all."""
+        self.file.discard()
 
 
 @dataclass
@@ -238,6 +253,11 @@ class ItemFiles:
         ``entry`` is parsed from ``data`` when not given, so a file is indexed exactly as a later
         read would see it.
         """
+        return self.commit(self.stage(item_id, data, entry))
+
+    def stage(self, item_id: str, data: bytes, entry: IndexEntry | None = None) -> StagedItem:
+        """Parse ``data`` into its index entry and write it to a durable temp file, without the lock:
+        the fsync of the data is the slow part of a write and needs no lock (``commit`` follows under it)."""
         path = self.path(item_id)
         if entry is None:
             try:
@@ -246,10 +266,20 @@ class ItemFiles:
                 raise StorageError(f"refusing to write {self.what} {item_id}: {exc}") from exc
         revision = revision_of(data)
         entry.meta["revision"] = revision
-        st = atomic_write(path, data)
-        self.ws.record_write(entry, st)
-        self._forget_unreadable(item_id)
-        return entry, revision
+        return StagedItem(item_id, data, entry, revision, stage_write(path, data))
+
+    def commit(self, staged: StagedItem) -> tuple[IndexEntry, str]:
+        """Rename a staged file into place, fsync the folder and register it (caller holds the lock)."""
+        try:
+            st = staged.file.commit()
+        except TempFileGone:  # swept by a workspace opening elsewhere: write it again, here under the lock
+            staged.file = stage_write(self.path(staged.item_id), staged.data)
+            st = staged.file.commit()
+        finally:
+            staged.file.discard()
+        self.ws.record_write(staged.entry, st)
+        self._forget_unreadable(staged.item_id)
+        return staged.entry, staged.revision
 
     def delete(self, item_id: str) -> None:
         """Delete the file durably and drop it from the index (caller holds the lock)."""

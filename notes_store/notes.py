@@ -21,7 +21,8 @@ from .errors import InvalidInput, NotFound
 from .git_conflicts import CONFLICT_REASON, has_conflict_markers, parse_conflicted
 from .hit_bodies import HitBodies
 from .index import Filters, IndexEntry
-from .item_files import ItemFiles, LoadedItem, Page, check_revision, collecting_warnings, file_tags, revision_of
+from .item_files import (ItemFiles, LoadedItem, Page, StagedItem, check_revision, collecting_warnings, file_tags,
+                         revision_of)
 from .safe_read import read_regular_file
 from .snippets import make_snippet
 from .validation import (check_choice, check_content, check_paging, check_query, check_query_terms, check_tags,
@@ -205,9 +206,18 @@ class NoteStore:
         return _note_from_meta(item.entry.meta, item.path, item.entry.text, _extra(item.front), item.revision)
 
     def _write(self, meta: dict[str, Any], content: str) -> Note:
-        data = dump_document(meta, titled_body(meta["title"], content))
+        """Write under the lock the caller holds (temp file, fsync, rename, folder fsync, register)."""
+        return self._commit(self._stage(meta, content))
+
+    def _stage(self, meta: dict[str, Any], content: str) -> tuple[dict[str, Any], StagedItem]:
+        """The note's file written and fsynced to a temp file: no lock needed (``_commit`` follows under it)."""
+        return meta, self.files.stage(meta["id"], dump_document(meta, titled_body(meta["title"], content)))
+
+    def _commit(self, staged: tuple[dict[str, Any], StagedItem]) -> Note:
+        """Rename a staged note into place and register it (caller holds ``writing()``)."""
+        meta, item = staged
         with collecting_warnings(self.ws) as warnings:
-            entry, revision = self.files.write(meta["id"], data)
+            entry, revision = self.files.commit(item)
         note = _note_from_meta(entry.meta, self.files.path(meta["id"]), entry.text, _extra(meta), revision)
         note.warnings = warnings
         return note
@@ -220,11 +230,20 @@ class NoteStore:
         content = check_content(content, self.ws.max_content_bytes)
         note_type = check_choice(note_type, NOTE_TYPES, "note_type")
         tags = check_tags(list(tags) if isinstance(tags, tuple) else tags)
-        with self.ws.writing():
-            now = iso_now(self.ws.clock())
-            meta = {"id": self.files.new_id(), "title": title, "type": note_type, "tags": tags,
-                    "created_at": now, "updated_at": now}
-            return self._write(meta, content)
+        # The file is written and fsynced before the lock is taken (searches and other writers do not wait
+        # for that fsync); under the lock only the rename, the folder fsync and the catalogue update remain.
+        now = iso_now(self.ws.clock())
+        meta: dict[str, Any] = {"id": self.files.new_id(), "title": title, "type": note_type, "tags": tags,
+                                "created_at": now, "updated_at": now}
+        staged = self._stage(meta, content)
+        try:
+            with self.ws.writing():
+                if os.path.lexists(self._path(meta["id"])):  # 32 random bits collided meanwhile: a new id
+                    meta["id"] = self.files.new_id()
+                    return self._write(meta, content)
+                return self._commit(staged)
+        finally:
+            staged[1].discard()
 
     def read(self, note_id: str) -> Note:
         """The full note, content and revision included (unreadable files raise InvalidInput with the reason)."""
@@ -247,8 +266,9 @@ class NoteStore:
         if tags is not None:
             tags = check_tags(list(tags) if isinstance(tags, tuple) else tags)
         expected = check_revision(expected_revision)
-        with self.ws.writing():
-            item = self.files.load(note_id)
+
+        def plan(item: LoadedItem) -> Note | tuple[dict[str, Any], str]:
+            """The note unchanged, or the (meta, content) to write over ``item``."""
             self.files.require_revision(item.entry.meta["id"], expected, item.revision)
             current = self._to_note(item)
             old_meta, old_content = item.front, item.entry.text
@@ -264,7 +284,29 @@ class NoteStore:
             if unchanged:
                 return current
             new["updated_at"] = iso_now(self.ws.clock())
-            return self._write(ordered_meta(new, old_meta, NOTE_KEYS), new_content)
+            return ordered_meta(new, old_meta, NOTE_KEYS), new_content
+
+        # Optimistic: read, merge and stage (write + fsync a temp file) before the lock. Under the lock the
+        # file must still be the revision the change was made on; if it is not (another writer came first),
+        # or anything went wrong before the lock, everything is done again under it, as a locked write would.
+        staged = None
+        try:
+            first = self.files.load(note_id)
+            planned = plan(first)
+            if not isinstance(planned, Note):
+                staged = self._stage(*planned)
+        except Exception:
+            first = None
+        try:
+            with self.ws.writing():
+                if staged is not None and first is not None \
+                        and self.files.current_revision(first.entry.meta["id"]) == first.revision:
+                    return self._commit(staged)
+                planned = plan(self.files.load(note_id))
+                return planned if isinstance(planned, Note) else self._write(*planned)
+        finally:
+            if staged is not None:
+                staged[1].discard()
 
     def delete(self, note_id: str, *, expected_revision: str | None = None) -> dict[str, Any]:
         """Delete a note's file; it disappears from search and list at once.
