@@ -20,10 +20,13 @@ import os
 import secrets
 import stat
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .watch import FolderWatcher
+
+PAUSE_EVERY = 1000  # entries between two calls of a scan's ``pause``
 
 log = logging.getLogger("ctxnotes.sync")
 
@@ -132,13 +135,15 @@ class FolderSync:
                 return None
         return stamps
 
-    def scan(self) -> tuple[Found, dict[str, int]]:
+    def scan(self, pause: Callable[[], None] | None = None) -> tuple[Found, dict[str, int]]:
         """Stat every file: ``{key: (kind, mtime_ns, size)}`` and the folders' own mtimes.
 
+        ``pause`` is called every ``PAUSE_EVERY`` entries (a background scan lets searches go first).
         A folder that cannot be read raises (``PermissionError``): its files must not look deleted.
         """
         found: Found = {}
         stamps: dict[str, int] = {}
+        seen = 0
         for kind, name in self.folders.items():
             folder = self.root / name
             try:
@@ -150,6 +155,10 @@ class FolderSync:
             # One entry at a time: a list of 100k DirEntry objects (each with its stat) was ~50 MB of peak.
             with entries:
                 for de in entries:
+                    if pause is not None:
+                        seen += 1
+                        if seen % PAUSE_EVERY == 0:
+                            pause()
                     file_name = de.name
                     if not file_name.endswith(".md") or file_name.startswith("."):
                         continue

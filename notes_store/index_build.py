@@ -3,9 +3,10 @@
 ``build_parallel`` starts ``workers`` children (``python -m notes_store.index_build FOLDER``), deals the
 documents out to them in chunks over their stdin (pickled), and each child writes one segment into a
 folder of its own. The segments are then moved into the index folder and listed in one table of
-contents: a combine without a merge (no document is read twice). A child's memory (Whoosh's posting
-pool, the analyzer's buffers) goes back to the system when it exits, so a server that rebuilt its
-index stays near its steady size.
+contents: a combine without a merge (no document is read twice). A child writes its segment with
+``segment_writer.FastAdder`` (Whoosh's files, without Whoosh's per-posting work); its memory (every
+posting list of its half) goes back to the system when it exits, so a server that rebuilt its index
+stays near its steady size.
 
 Protocol: the parent writes pickled lists of document dicts (``whoosh_backend._doc``) and closes stdin;
 the child commits and exits 0. Anything else (a traceback on its stderr, a non-zero exit) is a failed

@@ -30,7 +30,7 @@ from .analysis import QueryUnit
 from .catalogue import Catalogue, Entry
 from .document import BadFile
 from .errors import StorageError
-from .folder_sync import FolderSync, Found, Problem
+from .folder_sync import PAUSE_EVERY, FolderSync, Found, Problem
 from .fsio import WorkspaceLock, remove_temp_files
 from .safe_read import read_regular_file
 from .search_backend import Filters, IndexCorrupt, IndexEntry, SearchBackend
@@ -52,6 +52,7 @@ DEFAULT_MAX_CONTENT_BYTES = 1 << 20
 SAFETY_RESCAN_INTERVAL = 300.0  # seconds between full scans in a watching server, whatever inotify says
 RETRY_AFTER_ERROR = 2.0         # seconds before a refresh that failed is tried again (in the background)
 SAVE_WHEN_IDLE = 10.0           # seconds without writes before a changed catalogue is saved
+PAUSE_AT_MOST = 0.05            # seconds a background scan waits for running searches at one check
 
 
 class Collection(Protocol):
@@ -150,6 +151,8 @@ class Workspace:
         self._warnings = threading.local()
         self._watcher: threading.Thread | None = None
         self._stop = threading.Event()
+        self._reads = 0  # searches running now: the background scan steps aside for them
+        self._reads_lock = threading.Lock()
         self._open()
 
     # -- layout --------------------------------------------------------------
@@ -430,7 +433,7 @@ class Workspace:
         self._commit_batch(include_lazy)
 
     # -- keeping up with the files ------------------------------------------------
-    def refresh(self, force: bool = False, wait: bool | None = None) -> None:
+    def refresh(self, force: bool = False, wait: bool | None = None, polite: bool = False) -> None:
         """Bring the catalogue and index in step with the files, if anything may have changed.
 
         On Linux, inotify names the files that changed: only those are looked at.
@@ -440,7 +443,9 @@ class Workspace:
         edits are caught by a full scan every ``rescan_interval`` seconds (here when
         due, or in the background thread of ``start_watching``). Unless ``wait`` (default:
         only when ``force``), changes are not applied while a writer holds the workspace: they
-        stay queued for the next look, and reads go on with the last applied state.
+        stay queued for the next look, and reads go on with the last applied state. ``polite``: a
+        full scan steps aside for running searches (for the background thread only: a search's own
+        refresh would wait for itself).
         """
         if wait is None:
             wait = force
@@ -460,7 +465,7 @@ class Workspace:
                 if (not due and self._sync.read_token() == self._seen_changes
                         and self._sync.stamps() == self._stamps):
                     return
-            self._full_refresh(wait)
+            self._full_refresh(wait, polite)
         except _FolderUnreadable as exc:
             log.warning("%s: %s; the changes stay queued and are tried again", self.root, exc)
             self._retry_at = time.monotonic() + RETRY_AFTER_ERROR
@@ -480,19 +485,25 @@ class Workspace:
         if changes:
             self._tell_change_listeners(changes)
 
-    def _full_refresh(self, wait: bool) -> None:
+    def _full_refresh(self, wait: bool, polite: bool = False) -> None:
+        """Scan every file and apply what changed. ``polite`` (the background thread): the scan and the
+        comparison with the catalogue pause while searches run (at 100k files they are ~1 s of CPU
+        that a search would otherwise share), and only the files that differ are looked at again
+        under the mutex."""
+        pause = self._yield_to_reads if polite else None
         before = self._sync.poll() if self._sync.watcher is not None else None
         token = self._sync.read_token()  # before the scan: a write after it is seen next time
         try:
-            found, stamps = self._sync.scan()  # the slow part (a stat per file) runs unlocked
+            found, stamps = self._sync.scan(pause)  # the slow part (a stat per file) runs unlocked
         except OSError as exc:
             self._sync.recheck(set())
             raise _FolderUnreadable(f"cannot scan the folders ({exc})") from exc
+        differ = self._differing(found, pause) if pause is not None else None
         if not self._mutex.acquire(blocking=wait):
             return
         try:
             self._seen_changes = token
-            changes = self._reconcile_safely(found, stamps, None)
+            changes = self._reconcile_safely(found, stamps, None, differ)
             self._sync.applied(before)
             self._scan_before_reading = False
             self._next_safety_scan = time.monotonic() + SAFETY_RESCAN_INTERVAL
@@ -501,17 +512,50 @@ class Workspace:
         if changes:
             self._tell_change_listeners(changes)
 
+    def _differing(self, found: Found, pause: Callable[[], None]) -> list[str]:
+        """The scanned files whose stamp differs from their catalogue row, found without the mutex.
+
+        A write racing this only adds work: a file it rewrote after the scan shows the old stamp
+        here and is read again under the mutex; one whose row already matched needs nothing.
+        """
+        stamp = self.catalogue.stamp
+        out = []
+        for i, (key, (_kind, mtime_ns, size)) in enumerate(found.items()):
+            if i % PAUSE_EVERY == 0:
+                pause()
+            if stamp(key) != (mtime_ns, size):
+                out.append(key)
+        return out
+
+    def _yield_to_reads(self) -> None:
+        """Wait (a bounded time) while a search runs: background work must not slow the request path."""
+        deadline = time.monotonic() + PAUSE_AT_MOST
+        while self._reads and time.monotonic() < deadline and not self._stop.is_set():
+            time.sleep(0.001)
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        with self._reads_lock:
+            self._reads += 1
+        try:
+            yield
+        finally:
+            with self._reads_lock:
+                self._reads -= 1
+
     def _reconcile_safely(self, found: Found, stamps: dict[str, int] | None,
-                          scope: set[str] | None) -> dict[str, str]:
+                          scope: set[str] | None, differ: Sequence[str] | None = None) -> dict[str, str]:
         rebuilds = self._rebuilds
         try:
-            return self._reconcile(found, stamps, scope)
+            return self._reconcile(found, stamps, scope, differ)
         except IndexCorrupt as exc:
             self._recover(f"index failed during refresh ({exc})", rebuilds)
             return {}
 
-    def _reconcile(self, found: Found, stamps: dict[str, int] | None, scope: set[str] | None) -> dict[str, str]:
-        """Apply the differences between ``found`` and the catalogue (within ``scope`` when given).
+    def _reconcile(self, found: Found, stamps: dict[str, int] | None, scope: set[str] | None,
+                   differ: Sequence[str] | None = None) -> dict[str, str]:
+        """Apply the differences between ``found`` and the catalogue (within ``scope`` when given;
+        ``differ``: the only keys of ``found`` that may have changed, see ``_differing``).
 
         Caller holds ``_mutex``. Returns what changed, for change listeners.
         """
@@ -519,7 +563,8 @@ class Workspace:
             self._last_scan = time.monotonic()
             self._stamps = stamps or {}
         changed = []
-        for key, (_kind, mtime_ns, size) in found.items():
+        looked_at = found.items() if differ is None else ((k, found[k]) for k in differ)
+        for key, (_kind, mtime_ns, size) in looked_at:
             if self.catalogue.stamp(key) == (mtime_ns, size):  # no Entry built for an unchanged row
                 continue
             problem = self.problems.get(key)
@@ -613,7 +658,7 @@ class Workspace:
         now = time.monotonic()
         retry, self._retry_at = self._retry_at is not None and now >= self._retry_at, None
         safety = now >= self._next_safety_scan
-        self.refresh(force=self._sync.watcher is None or retry or safety)
+        self.refresh(force=self._sync.watcher is None or retry or safety, polite=True)
         if self._retry_at is None and (retry or safety):
             self._next_safety_scan = time.monotonic() + SAFETY_RESCAN_INTERVAL
         if (self.catalogue.version != self._saved_version and not len(self._batch)
@@ -699,6 +744,11 @@ class Workspace:
         Takes no write lock: a search sees every acknowledged write (from memory until the
         background commit) and never waits for one. A damaged index is rebuilt once.
         """
+        with self._reading():
+            return self._search_ranked(units, filters, limit, match_all)
+
+    def _search_ranked(self, units: Sequence[QueryUnit], filters: Filters, limit: int,
+                       match_all: bool) -> RankedRows:
         self.prepare_read()
         for attempt in range(3):
             rebuilds = self._rebuilds
