@@ -8,6 +8,7 @@ non-ASCII text is written as is, and timestamps stay the strings they were, so
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Iterable
@@ -77,8 +78,12 @@ def parse_document(raw: bytes) -> Document:
                       "move long text into the body below the closing '---'")
     try:
         if header.strip():
-            _check_shape(header)
-            meta = yaml.load(header, Loader=_Loader)
+            simple = _simple_meta(header)
+            if simple is not None:
+                meta = simple
+            else:
+                _check_shape(header)
+                meta = yaml.load(header, Loader=_Loader)
         else:
             meta = {}
     except yaml.YAMLError as exc:
@@ -89,6 +94,59 @@ def parse_document(raw: bytes) -> Document:
     if not isinstance(meta, dict):
         raise BadFile("front matter must be a YAML mapping of keys to values")
     return Document(meta=meta, body=body)
+
+
+# The front matter our writer produces, line by line: ``key: value`` where the value is a one-line
+# single-quoted string, a flow list of plain words or a plain word. Anything else goes to YAML.
+_LINE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*): (.+)")
+_PLAIN_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_ ./()+-]*")  # no indicator, quote, comma, colon or '#'
+_QUOTED_RE = re.compile(r"'((?:[^']|'')*)'")
+
+
+def _is_plain_str(value: str) -> bool:
+    """A plain scalar YAML reads as this very string: the safe characters, no trailing space, and
+    no implicit resolver (bool, null, int, float; timestamps are off in ``_Loader``) claiming it."""
+    if _PLAIN_RE.fullmatch(value) is None or value.endswith(" ") or "  " in value:
+        return False
+    return not any(regexp.match(value) for _tag, regexp in _Loader.yaml_implicit_resolvers.get(value[0], ()))
+
+
+def _simple_meta(header: str) -> dict[str, Any] | None:
+    """The front matter as ``yaml.load`` would read it, when every line is of the simple forms our
+    writer uses (``tests/test_document_fast.py`` holds the two to the same result); else None.
+
+    YAML's event stream and constructors cost ~0.25 ms a file, most of a rebuild's reading; these
+    lines cannot hold anchors, nesting or more than ``MAX_KEYS`` keys, so no shape check is needed.
+    """
+    lines = header.split("\n")
+    if lines[-1] != "" or len(lines) > MAX_KEYS + 1:
+        return None
+    meta: dict[str, Any] = {}
+    for line in lines[:-1]:
+        m = _LINE_RE.fullmatch(line)
+        if m is None or not line.isprintable():
+            return None
+        key, value = m.group(1), m.group(2)
+        if not _is_plain_str(key):
+            return None
+        if value[0] == "'":
+            q = _QUOTED_RE.fullmatch(value)
+            if q is None:
+                return None
+            meta[key] = q.group(1).replace("''", "'")
+        elif value[0] == "[":
+            if value[-1] != "]":
+                return None
+            inner = value[1:-1]
+            items = inner.split(", ") if inner else []
+            if len(items) > MAX_LIST_ITEMS or not all(_is_plain_str(item) for item in items):
+                return None
+            meta[key] = items
+        elif _is_plain_str(value):
+            meta[key] = value
+        else:
+            return None
+    return meta
 
 
 def _check_shape(header: str) -> None:
