@@ -312,10 +312,8 @@ class Catalogue:
                     or len(lines) != record.get("rows", -1) + 3 or lines[-2] != "end"):
                 return None
             del lines[-2:], lines[0]
-            pairs = list(map(methodcaller("split", "\t", 1), lines))
-            if any(len(p) != 2 for p in pairs):
-                return None
-            by_key: dict[str, str] = dict(pairs)
+            # A line without a tab makes a one-item pair: dict() refuses it with ValueError (no second pass).
+            by_key: dict[str, str] = dict(map(methodcaller("split", "\t", 1), lines))
             found_kinds = set(map(itemgetter(0), map(methodcaller("split", "\t", 1), by_key.values())))
         except (ValueError, TypeError):
             return None

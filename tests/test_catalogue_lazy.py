@@ -48,6 +48,10 @@ def test_torn_or_foreign_files_are_not_loaded(tmp_path: Path) -> None:
     assert Catalogue.load(path, tmp_path, {"note"}) is None
     path.write_text("not json\nend\n", encoding="utf-8")
     assert Catalogue.load(path, tmp_path, {"note"}) is None
+    lines = text.split("\n")
+    lines[3] = lines[3].replace("\t", " ")  # a row line without its tabs: the whole file is refused
+    path.write_text("\n".join(lines), encoding="utf-8")
+    assert Catalogue.load(path, tmp_path, {"note"}) is None
     assert Catalogue.load(tmp_path / "missing", tmp_path, {"note"}) is None
 
 
