@@ -401,8 +401,8 @@ def specificity(query: str, texts: Sequence[str], candidates: Sequence[int], *,
     not hold, relative to a term found once. A turn that states something (a value, a named
     thing: "is a head chef", "adopted a husky") holds a word few other turns hold; the turns that
     merely mention the same person ("had lunch with my colleague") are made of common words.
-    Numbers are left out (times and dates in the turn prefixes), and so are CJK bigrams that
-    touch a query character (the edge of a name: "虹是")."""
+    Numbers count like words (an age of 63 is rare, a minute of a time prefix is not); CJK
+    unigrams and bigrams that touch a query character (the edge of a name: "虹是") do not."""
     if not candidates:
         return {}
     scorer = scorer_for(texts, growing)
@@ -413,7 +413,7 @@ def specificity(query: str, texts: Sequence[str], candidates: Sequence[int], *,
     for i in candidates:
         best = 0.0
         for t in scorer._tf(i):
-            if t in qterms or t.isdigit() or not is_content_term(t):
+            if t in qterms or not is_content_term(t):
                 continue
             if is_cjk(t[0]) and (len(t) < 2 or any(c in qchars for c in t)):
                 continue
@@ -422,3 +422,4 @@ def specificity(query: str, texts: Sequence[str], candidates: Sequence[int], *,
                 best = v
         out[i] = best / top
     return out
+

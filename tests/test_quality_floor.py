@@ -1,11 +1,14 @@
 """A quality floor for build_context (deterministic, under a minute): what the selection reaches on
 the dev sets today, so a change that loses evidence turns fails here, not in a benchmark run later.
 
-Figures (``python -m bench.quality``, dev seeds): conv-26 0.823 / 0.886 at 1k / 2k; against plain
-BM25 packed greedily into the same budget, 1.09 / 1.09 on conv-26 interleaved and 1.09 / 1.06 on
-the English statement logs, level or better on the Chinese logs (0.864 vs 0.836 at 1k since the
-text template leaves empty sections out), the memory logs and the generated dialogues. The conv-26 sets need ../shared/data/locomo
-and are skipped without it; the generated sets (bench/devsets) always run.
+Figures (``python -m bench.quality``, dev seeds, 1k / 2k): conv-26 0.824 / 0.889; against plain BM25
+packed greedily into the same budget 1.10 / 1.09 on conv-26 interleaved, 1.19 / 1.14 on the
+generated dialogues, 1.09 / 1.03 and 1.21 / 1.08 on the Chinese and English statement logs (BM25 is
+0.96 at 2k on the Chinese ones: 1.05x is out of reach there), 1.10 / 1.09 and 1.13 / 1.04 on the
+memory logs, 1.17 / 1.18 and 1.23 / 1.08 on the hard memory logs. Where the selection leads by 6% or
+more it must keep a 5% lead (the issue's target); everywhere it must not fall below BM25; and per
+question, the turns plain BM25 packs first are all in the context. The conv-26 sets need
+../shared/data/locomo and are skipped without it; the generated sets (bench/devsets) always run.
 """
 
 from __future__ import annotations
@@ -19,15 +22,18 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.devsets import (  # noqa: E402
-    DEFAULT_LOCOMO, DEV_SEEDS, DevSet, dialogue_set, interleave_sessions, load_locomo, memlog_set,
-    statement_log_set)
-from bench.quality import evaluate  # noqa: E402
+    DEFAULT_LOCOMO, DEV_SEEDS, DevSet, dialogue_set, hard_memlog_set, interleave_sessions, load_locomo,
+    memlog_set, statement_log_set)
+from bench.devsets.memlogs import HARD, generate_memlog  # noqa: E402
+from bench.quality import bm25_order, evaluate  # noqa: E402
+from context import TokenCounter, build_context  # noqa: E402
+from context.relevance import LexicalScorer, terms_of  # noqa: E402
 
 BUDGETS = (1000, 2000)
 # conv-26 today, less half a question (1/150): the figures of this selection, not of an older one.
 # (The pre-v2 README had 0.808 / 0.894: 2k is one question lower since knowledge queries dropped
 # recency, which lost to plain BM25 on every generated log.)
-CONV26_FLOOR = {1000: 0.82, 2000: 0.88}
+CONV26_FLOOR = {1000: 0.82, 2000: 0.885}
 # Where the selection leads plain BM25 by 6% or more today, it must keep a 5% lead (the issue's target).
 LEAD = 1.05
 
@@ -62,19 +68,50 @@ def test_english_statement_logs_keep_their_lead_over_plain_bm25():
         assert m["build_context"][b] >= LEAD * m["bm25"][b], (b, m)
 
 
-def test_chinese_statement_logs_are_not_below_plain_bm25():
-    # Ties among turns about the same relation: level with BM25 at 2k, ahead at 1k.
+def test_chinese_statement_logs_lead_at_1k_and_are_not_below_plain_bm25_at_2k():
+    # BM25 reaches 0.96 at 2k: a 5% lead is arithmetically out of reach there, level is the floor.
     m = _means(statement_log_set("zh", DEV_SEEDS, "dev"))
-    for b in BUDGETS:
-        assert m["build_context"][b] >= m["bm25"][b], (b, m)
+    assert m["build_context"][1000] >= LEAD * m["bm25"][1000], m
+    assert m["build_context"][2000] >= m["bm25"][2000], m
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_memory_logs_are_not_below_plain_bm25(lang):
+def test_memory_logs_lead_plain_bm25_at_1k(lang):
     # The harder logs (repeated relations, updates, near misses): both dev seeds (one alone is
     # ~100 questions, where a tie decided the other way is a percent), at 1k to stay quick.
     m = _means(memlog_set(lang, DEV_SEEDS, "dev"), (1000,))
-    assert m["build_context"][1000] >= m["bm25"][1000], m
+    assert m["build_context"][1000] >= LEAD * m["bm25"][1000], m
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_hard_memory_logs_lead_plain_bm25(lang):
+    # One dev seed (3 histories of ~1,100 turns, ~100 questions), to stay quick: a 5% lead at 1k;
+    # at 2k the lead is 1.08 over both dev seeds but 1.04 on this one in English, so level is the floor.
+    m = _means(hard_memlog_set(lang, DEV_SEEDS[:1], "dev"))
+    assert m["build_context"][1000] >= LEAD * m["bm25"][1000], m
+    assert m["build_context"][2000] >= m["bm25"][2000], m
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_turns_plain_bm25_packs_first_are_never_pushed_out(lang):
+    """Per question, not on average: the turns plain BM25 greedy packs into the first tenth of the
+    budget are all in build_context's output, whatever recency, neighbours, proximity or
+    specificity say (the reserve takes a fifth of the room; a tenth leaves margin for day headers)."""
+    counter = TokenCounter("cl100k_base")
+    conv = generate_memlog(lang, 101, difficulty=HARD, with_timestamps=True)
+    contents = [t["content"] for t in conv.history]
+    scorer = LexicalScorer([terms_of(c) for c in contents])
+    for q in conv.questions[:25]:
+        order = bm25_order(scorer, q["question"])
+        for b in BUDGETS:
+            res = build_context(q["question"], history=conv.history, max_tokens=b, reserve_ratio=0,
+                                include_notes=False, include_memory=False)
+            used = 0
+            for i in order:
+                used += counter.count(contents[i]) + 1
+                if used > b // 10:
+                    break
+                assert contents[i] in (res.context or ""), (q["question"], b, contents[i])
 
 
 def test_generated_dialogues_keep_their_lead_over_plain_bm25():
