@@ -136,15 +136,41 @@ def durable_unlink(path: Path) -> None:
         raise StorageError(f"could not delete {path.name}: {exc.strerror or exc}") from exc
 
 
+def _writer_alive(name: str) -> bool:
+    """Whether the temp file ``name`` (``.tmp-<file>.<pid>.<thread>.<n>``) belongs to a live process.
+
+    Writes are staged outside the lock (``stage_write``), so a temp file of a live writer (this process
+    included) may be in flight; only those of dead processes are leftovers. Any other name, or a pid
+    that cannot be checked, counts as dead (the sweep's old behaviour). A reused pid only delays a
+    leftover's removal to a later sweep.
+    """
+    parts = name.split(".")
+    if not (len(parts) >= 5 and all(p.isdigit() for p in parts[-3:])):
+        return False  # not .<pid>.<thread>.<n>: an older writer's, and those wrote only under the lock
+    pid = int(parts[-3])
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    except (OSError, OverflowError):
+        return False
+    return True
+
+
 def remove_temp_files(folder: Path) -> list[str]:
-    """Delete temp files left by a writer that died mid-write. Call under the lock."""
+    """Delete temp files left by writers that died mid-write (not those of live processes, whose staged
+    writes may be in flight). Call under the lock."""
     removed: list[str] = []
     try:
         names = os.listdir(folder)  # names only: at 100k files a scandir's entries cost ~0.3 s per open
     except FileNotFoundError:
         return removed
     for name in names:
-        if name.startswith(TEMP_PREFIX):
+        if name.startswith(TEMP_PREFIX) and not _writer_alive(name):
             with contextlib.suppress(OSError):
                 os.unlink(folder / name)
                 removed.append(name)

@@ -272,9 +272,13 @@ class ItemFiles:
         """Rename a staged file into place, fsync the folder and register it (caller holds the lock)."""
         try:
             st = staged.file.commit()
-        except TempFileGone:  # swept by a workspace opening elsewhere: write it again, here under the lock
+        except TempFileGone:  # deleted by something else before the rename: write it again, here under the lock
             staged.file = stage_write(self.path(staged.item_id), staged.data)
-            st = staged.file.commit()
+            try:
+                st = staged.file.commit()
+            except TempFileGone:
+                raise StorageError(f"could not write {self.what} {staged.item_id}: its temp file was deleted "
+                                   "before the rename, twice (is something removing .tmp- files?)") from None
         finally:
             staged.file.discard()
         self.ws.record_write(staged.entry, st)

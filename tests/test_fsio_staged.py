@@ -146,3 +146,22 @@ def test_expected_revision_is_checked_under_the_lock(tmp_path, monkeypatch):
         assert not [p for p in ws.notes.files.folder.iterdir() if p.name.startswith(TEMP_PREFIX)]
     finally:
         ws.close()
+
+
+def test_the_sweep_keeps_live_writers_temp_files_and_removes_dead_ones(tmp_path):
+    from notes_store.fsio import remove_temp_files, stage_write
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    mine = stage_write(folder / "a.md", b"in flight")  # this process: alive, its write may commit any moment
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True, timeout=60).stdout.strip()
+    leftover = folder / f"{TEMP_PREFIX}b.md.{dead}.140000.0"  # a writer that has exited
+    leftover.write_bytes(b"stale")
+    old_style = folder / f"{TEMP_PREFIX}c.md.1.2"  # an older writer's name: those wrote under the lock only
+    old_style.write_bytes(b"stale")
+    bare = folder / f"{TEMP_PREFIX}d.md"
+    bare.write_bytes(b"stale")
+    assert sorted(remove_temp_files(folder)) == sorted([leftover.name, old_style.name, bare.name])
+    assert mine.tmp.exists()
+    mine.commit()
+    assert (folder / "a.md").read_bytes() == b"in flight"
