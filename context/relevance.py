@@ -10,6 +10,7 @@ feedback to reach turns that use the answer's words rather than the question's.
 from __future__ import annotations
 
 import threading
+from functools import lru_cache
 from bisect import bisect_left
 from collections import Counter, OrderedDict
 from typing import Any
@@ -409,17 +410,29 @@ def specificity(query: str, texts: Sequence[str], candidates: Sequence[int], *,
     qterms = set(query_terms(query)) | set(index_terms(query))
     qchars = {c for t in qterms for c in t if is_cjk(c)}
     top = bm25_idf(scorer.n, 1) or 1.0
+    idf: dict[str, float] = {}
     out: dict[int, float] = {}
     for i in candidates:
         best = 0.0
         for t in scorer._tf(i):
-            if t in qterms or not is_content_term(t):
+            kind = _specific_kind(t)
+            if not kind or t in qterms or (kind == 2 and not qchars.isdisjoint(t)):
                 continue
-            if is_cjk(t[0]) and (len(t) < 2 or any(c in qchars for c in t)):
-                continue
-            v = scorer.idf(t)
+            v = idf.get(t)
+            if v is None:
+                v = idf[t] = scorer.idf(t)
             if v > best:
                 best = v
         out[i] = best / top
     return out
 
+
+@lru_cache(maxsize=200_000)
+def _specific_kind(term: str) -> int:
+    """0: never counts for specificity (question word, particle bigram, CJK unigram); 2: a CJK
+    bigram (left out when it touches a query character); 1: any other term."""
+    if not is_content_term(term):
+        return 0
+    if is_cjk(term[0]):
+        return 2 if len(term) >= 2 else 0
+    return 1
