@@ -4,7 +4,7 @@ checked on tricky generated headers and on the headers our writer produces (whic
 from __future__ import annotations
 
 import yaml
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from notes_store.document import _Loader, _simple_meta, dump_document, parse_document
@@ -38,6 +38,7 @@ _WORDS = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_s
 def test_written_documents_read_back_the_same_either_way(meta: dict[str, str], tags: list[str]) -> None:
     meta = {**meta, "tags": tags}
     raw = dump_document(meta, "# body\n")
+    assume(raw.count(b"---\n") == 2)  # a value holding the fence itself is no case for the fast path
     header = raw.decode("utf-8").split("---\n", 2)[1]
     fast = _simple_meta(header)
     if fast is not None:
