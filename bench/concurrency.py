@@ -108,6 +108,22 @@ def _content(structured: Any) -> str | None:
     return None
 
 
+def call_for(op: str, rng: random.Random, idx: int, i: int, queries: list[str], updatable: list[str],
+             readable: list[str]) -> tuple[str, dict[str, Any]]:
+    """The tool and arguments of client ``idx``'s ``i``-th call of kind ``op`` (both client kinds use it)."""
+    if op == "search":
+        return "note_search", {"query": queries[rng.randrange(len(queries))], "limit": 10}
+    if op == "create":
+        token = _token(rng)
+        return "note_create", {"title": f"load {token} client {idx} call {i}",
+                               "content": f"Written under load by client {idx}: {token}.",
+                               "note_type": "general", "tags": ["load"]}
+    if op == "update":
+        target = rng.choice(updatable)  # before the token: the same random sequence as before the fold
+        return "note_update", {"note_id": target, "content": f"Updated under load by client {idx}, call {i}: {_token(rng)}."}
+    return "note_read", {"note_id": rng.choice(readable)}
+
+
 def plan(role: str, idx: int, calls: int) -> list[str]:
     """The operations one client makes, in order (fixed seed per client)."""
     if role == "search":
@@ -171,20 +187,7 @@ async def _client_main(url: str, role: str, idx: int, calls: int, seed_ids: list
             await anyio.to_thread.run_sync(barrier.wait)
             cpu0 = time.process_time()
             for i, op in enumerate(ops):
-                args: dict[str, Any]
-                if op == "search":
-                    name, args = "note_search", {"query": queries[rng.randrange(len(queries))], "limit": 10}
-                elif op == "create":
-                    token = _token(rng)
-                    name, args = "note_create", {"title": f"load {token} client {idx} call {i}",
-                                                 "content": f"Written under load by client {idx}: {token}.",
-                                                 "note_type": "general", "tags": ["load"]}
-                elif op == "update":
-                    target = rng.choice(created or mine)
-                    text = f"Updated under load by client {idx}, call {i}: {_token(rng)}."
-                    name, args = "note_update", {"note_id": target, "content": text}
-                else:
-                    name, args = "note_read", {"note_id": rng.choice(created + seed_ids)}
+                name, args = call_for(op, rng, idx, i, queries, created or mine, created + seed_ids)
                 t0 = time.monotonic()
                 ok, err = True, ""
                 try:
@@ -321,20 +324,7 @@ def _raw_client_main(url: str, role: str, idx: int, calls: int, seed_ids: list[s
     barrier.wait()
     cpu0 = time.process_time()
     for i, op in enumerate(ops):
-        args: dict[str, Any]
-        if op == "search":
-            name, args = "note_search", {"query": queries[rng.randrange(len(queries))], "limit": 10}
-        elif op == "create":
-            token = _token(rng)
-            name, args = "note_create", {"title": f"load {token} client {idx} call {i}",
-                                         "content": f"Written under load by client {idx}: {token}.",
-                                         "note_type": "general", "tags": ["load"]}
-        elif op == "update":
-            target = rng.choice(created or mine)
-            text = f"Updated under load by client {idx}, call {i}: {_token(rng)}."
-            name, args = "note_update", {"note_id": target, "content": text}
-        else:
-            name, args = "note_read", {"note_id": rng.choice(created + seed_ids)}
+        name, args = call_for(op, rng, idx, i, queries, created or mine, created + seed_ids)
         t0 = time.monotonic()
         ok, err, structured = True, "", None
         try:
