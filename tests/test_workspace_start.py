@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from notes_store import open_workspace
+from notes_store import OpenWorkspace, open_workspace
 from notes_store.fsio import TEMP_PREFIX
 
 
@@ -28,13 +28,18 @@ def _wait_for(predicate, timeout: float = 10.0) -> bool:  # type: ignore[no-unty
     return bool(predicate())
 
 
-def test_a_matched_restart_sweeps_temp_files_in_the_background(tmp_path: Path) -> None:
-    root = tmp_path / "w"
+def _reopen_with_a_stray_temp_file(root: Path) -> tuple[OpenWorkspace, Path]:
+    """A workspace with one saved note, closed cleanly, a dead writer's temp file left, then reopened."""
     ws = open_workspace(root)
     ws.notes.create("kept", "saved words")
     ws.close()
     tmp = _leave_temp_file(root)
-    ws = open_workspace(root)
+    return open_workspace(root), tmp
+
+
+def test_a_matched_restart_sweeps_temp_files_in_the_background(tmp_path: Path) -> None:
+    root = tmp_path / "w"
+    ws, tmp = _reopen_with_a_stray_temp_file(root)
     try:
         assert ws._scan_before_reading  # the saved catalogue matched: no scan, no listing before answering
         assert tmp.exists()
@@ -50,11 +55,7 @@ def test_a_matched_restart_sweeps_temp_files_in_the_background(tmp_path: Path) -
 
 def test_without_a_background_thread_close_sweeps(tmp_path: Path) -> None:
     root = tmp_path / "w"
-    ws = open_workspace(root)
-    ws.notes.create("kept", "saved words")
-    ws.close()
-    tmp = _leave_temp_file(root)
-    ws = open_workspace(root)
+    ws, tmp = _reopen_with_a_stray_temp_file(root)
     assert tmp.exists()
     ws.close()
     assert not tmp.exists()
