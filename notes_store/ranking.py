@@ -16,7 +16,7 @@ import math
 from array import array
 from bisect import bisect_left
 from itertools import chain
-from operator import add, neg, truediv
+from operator import add, itemgetter, neg, truediv
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -355,12 +355,25 @@ class Ranker:
         # bound only shrinks, the k-th score only grows), so those words only add to documents
         # already seen, looked up in their arrays when they are few (``_parts_of``). Every step is
         # set and map work in C.
+        # The k-th best partial score is a weak bar while documents hold only the first words' parts;
+        # the full scores of the best few partial ones (their other words looked up, ``_full_scores``)
+        # are a far higher lower bound on the final k-th best, so pruning starts words earlier.
+        # Only the decision uses them: ``scores`` is summed word by word in the same order as ever.
         scores: dict[int, float] = {}
+        full: dict[int, float] = {}
         pruned_from = len(terms)
         for i, (term, _df, idf, _ub) in enumerate(terms):
-            if i and len(scores) >= limit and heapq.nlargest(limit, scores.values())[-1] > remaining[i]:
-                pruned_from = i
-                break
+            if i and len(scores) >= limit:
+                best_partial: list[tuple[int, float]] = heapq.nlargest(_PROBED * limit, scores.items(), key=itemgetter(1))
+                if best_partial[limit - 1][1] > remaining[i]:
+                    pruned_from = i
+                    break
+                fresh = [doc for doc, _partial in best_partial if doc not in full]
+                if fresh:
+                    full.update(zip(fresh, self._full_scores(terms, leaves, fresh)))
+                if len(full) >= limit and heapq.nlargest(limit, full.values())[-1] * _SAFE > remaining[i]:
+                    pruned_from = i
+                    break
             docs = self._term(term, leaves)[0]
             hit = docs.keys() & allowed
             old = list(hit & scores.keys()) if scores else []
@@ -386,6 +399,15 @@ class Ranker:
                 total += len(unseen & allowed) if unseen else 0
         leaders = heapq.nlargest(limit, zip(scores.values(), map(neg, scores)))  # ties: lower docnum first
         return [(-negdoc, score) for score, negdoc in leaders], total, bounded
+
+    def _full_scores(self, terms: list[tuple[str, int, float, float]], leaves: list[tuple[_SegmentPostings, int]],
+                     docs: list[int]) -> list[float]:
+        """Each of ``docs``' score over every word of ``terms`` (a few documents: looked up, not scanned)."""
+        totals = [0.0] * len(docs)
+        for term, df, idf, _ub in terms:
+            parts = self._parts_of(term, leaves, docs, df)
+            totals = [t + idf * parts[d] if d in parts else t for t, d in zip(totals, docs)]
+        return totals
 
     def _phrase_matches(self, searcher: Any, phrases: list[tuple[str, ...]], scored: list[tuple[int, float]],
                         limit: int) -> tuple[list[tuple[int, float]], int, bool]:
@@ -418,6 +440,8 @@ class Ranker:
 
 
 _List = tuple["array[int]", "array[float]", float, int, int]
+_PROBED = 2  # documents whose full score MaxScore looks up, per result asked for
+_SAFE = 1 - 1e-9  # those sums run in another order than the final ones: keep off exact ties
 _PROBE_RATIO = 3  # bisect a list for its candidates when it holds over 3x as many postings
 _BEST_CACHED = 4096  # a one-word query's best-first prefix kept per commit up to this length
 
