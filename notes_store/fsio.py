@@ -38,9 +38,10 @@ class StagedWrite:
     which ``remove_temp_files`` deletes when the workspace is next opened.
     """
 
-    def __init__(self, path: Path, tmp: Path) -> None:
+    def __init__(self, path: Path, tmp: Path, st: os.stat_result | None = None) -> None:
         self.path = path
         self.tmp = tmp
+        self.st = st  # the temp file's stat once its data is durable: a rename keeps mtime and size
         self.done = False
 
     def commit(self) -> os.stat_result:
@@ -67,7 +68,9 @@ class StagedWrite:
         self.done = True
         try:
             fsync_dir(folder)
-            return os.stat(self.path, follow_symlinks=False)
+            # The stat taken when the data was fsynced: the rename changes neither mtime nor size, and
+            # every syscall saved here is one less chance to wait for the GIL with the lock held.
+            return self.st if self.st is not None else os.stat(self.path, follow_symlinks=False)
         except OSError as exc:
             raise StorageError(f"could not make {self.path.name} durable: {exc.strerror or exc}") from exc
 
@@ -96,6 +99,7 @@ def stage_write(path: Path, data: bytes) -> StagedWrite:
                 written = os.write(fd, view)
                 view = view[written:]
             os.fsync(fd)
+            st = os.fstat(fd)
         finally:
             os.close(fd)
     except OSError as exc:
@@ -103,7 +107,7 @@ def stage_write(path: Path, data: bytes) -> StagedWrite:
             os.unlink(tmp)
         raise StorageError(f"could not write {path.name}: {exc.strerror or exc}; "
                            "the previous version (if any) is unchanged — check free space and permissions") from exc
-    return StagedWrite(path, tmp)
+    return StagedWrite(path, tmp, st)
 
 
 def atomic_write(path: Path, data: bytes) -> os.stat_result:
@@ -210,6 +214,10 @@ class WorkspaceLock:
     it longer than ``timeout`` seconds (hung, or stopped in a debugger) gets a
     clear ``StorageError`` naming its pid instead of an endless wait.
     Re-entrant per thread.
+
+    The file stays open between holds (``close`` closes it): a write takes the lock with a
+    ``flock`` and a ``stat``, not an open, an fstat and a close too. Each syscall made while a
+    writer holds the locks may wait for the GIL, and the other writers queue behind it.
     """
 
     def __init__(self, path: Path, timeout: float = 60.0) -> None:
@@ -217,7 +225,8 @@ class WorkspaceLock:
         self.timeout = timeout
         self._thread_lock = threading.RLock()
         self._depth = 0
-        self._fd: int | None = None
+        self._fd: int | None = None          # the fd while the lock is held
+        self._kept: tuple[int, int, int, int] | None = None  # (fd, st_dev, st_ino, pid that opened it)
 
     @property
     def path(self) -> Path:
@@ -231,8 +240,10 @@ class WorkspaceLock:
                     "if that process is hung, stop it (the lock is released when it exits)")
 
         flock_with_deadline(fd, deadline, busy)
+        assert self._kept is not None and self._kept[0] == fd
         try:
-            same = os.stat(self._path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
+            st = os.stat(self._path, follow_symlinks=False)
+            same = (st.st_dev, st.st_ino) == self._kept[1:3]
         except FileNotFoundError:
             same = False
         if not same:
@@ -245,10 +256,37 @@ class WorkspaceLock:
         return True
 
     def _open(self) -> int:
+        """The lock file's fd: the one kept from an earlier hold, or a fresh one."""
+        if self._kept is not None:
+            if self._kept[3] == os.getpid():
+                return self._kept[0]
+            # Inherited through fork: the open file description (and so the flock) is shared with the
+            # parent. Dropping our copy releases nothing the parent holds; lock with a description of our own.
+            self._drop()
         try:
-            return os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+            fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         except OSError as exc:
             raise StorageError(f"cannot open the workspace lock {self._path}: {exc.strerror or exc}") from exc
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            raise
+        self._kept = (fd, st.st_dev, st.st_ino, os.getpid())
+        return fd
+
+    def _drop(self) -> None:
+        """Close the kept fd (not held: after a failed or stale attempt, or in ``close``)."""
+        if self._kept is not None:
+            fd, self._kept = self._kept[0], None
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def close(self) -> None:
+        """Close the lock file (it is reopened by the next ``hold``)."""
+        with self._thread_lock:
+            if self._depth == 0:
+                self._drop()
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[None]:
@@ -261,9 +299,9 @@ class WorkspaceLock:
                         if self._acquire(fd, deadline):
                             break
                     except BaseException:
-                        os.close(fd)
+                        self._drop()
                         raise
-                    os.close(fd)  # the file was deleted or replaced: lock the one the path names now
+                    self._drop()  # the file was deleted or replaced: lock the one the path names now
                 self._fd = fd
             self._depth += 1
             try:
@@ -271,6 +309,8 @@ class WorkspaceLock:
             finally:
                 self._depth -= 1
                 if self._depth == 0 and self._fd is not None:
-                    fcntl.flock(self._fd, fcntl.LOCK_UN)
-                    os.close(self._fd)
-                    self._fd = None
+                    fd, self._fd = self._fd, None
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_UN)
+                    except OSError:  # cannot happen on a valid fd; closing it releases the lock anyway
+                        self._drop()
