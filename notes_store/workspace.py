@@ -809,6 +809,7 @@ class Workspace:
             finally:
                 self._index.close()
                 self._sync.close()
+                self.lock.close()  # the lock file stays open between holds (fsio.WorkspaceLock)
 
     def __enter__(self) -> Workspace:
         return self
