@@ -117,16 +117,28 @@ def atomic_write(path: Path, data: bytes) -> os.stat_result:
     folder. On failure the temp file is removed, the old file is untouched and
     a ``StorageError`` says why. Returns the new file's stat.
     """
-    for _attempt in range(3):
-        staged = stage_write(path, data)
+    try:
+        return commit_staged(stage_write(path, data), data, attempts=3)
+    except TempFileGone:
+        raise StorageError(f"could not write {path.name}: its temp file kept disappearing before the rename "
+                           "(is something deleting .tmp- files in the folder?)") from None
+
+
+def commit_staged(staged: StagedWrite, data: bytes, attempts: int) -> os.stat_result:
+    """``staged.commit()``; when its temp file was swept before the rename (by a workspace opening
+    elsewhere), ``data`` is staged and committed again, ``attempts`` commits in all. The last
+    ``TempFileGone`` propagates: the caller says what could not be written."""
+    left = attempts
+    while True:
         try:
             return staged.commit()
         except TempFileGone:
-            continue  # swept between write and rename by a workspace opening elsewhere: write again
+            left -= 1
+            if left <= 0:
+                raise
         finally:
             staged.discard()
-    raise StorageError(f"could not write {path.name}: its temp file kept disappearing before the rename "
-                       "(is something deleting .tmp- files in the folder?)")
+        staged = stage_write(staged.path, data)
 
 
 def durable_unlink(path: Path) -> None:

@@ -22,7 +22,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from .document import BadFile, Document, parse_document
 from .errors import Conflict, InvalidInput, NotFound, StorageError
-from .fsio import StagedWrite, TempFileGone, durable_unlink, stage_write
+from .fsio import StagedWrite, TempFileGone, commit_staged, durable_unlink, stage_write
 from .index import IndexEntry
 from .safe_read import read_regular_file
 from .settings import max_file_bytes
@@ -270,17 +270,11 @@ class ItemFiles:
 
     def commit(self, staged: StagedItem) -> tuple[IndexEntry, str]:
         """Rename a staged file into place, fsync the folder and register it (caller holds the lock)."""
-        try:
-            st = staged.file.commit()
-        except TempFileGone:  # deleted by something else before the rename: write it again, here under the lock
-            staged.file = stage_write(self.path(staged.item_id), staged.data)
-            try:
-                st = staged.file.commit()
-            except TempFileGone:
-                raise StorageError(f"could not write {self.what} {staged.item_id}: its temp file was deleted "
-                                   "before the rename, twice (is something removing .tmp- files?)") from None
-        finally:
-            staged.file.discard()
+        try:  # a temp file deleted by something else before the rename is written again, here under the lock
+            st = commit_staged(staged.file, staged.data, attempts=2)
+        except TempFileGone:
+            raise StorageError(f"could not write {self.what} {staged.item_id}: its temp file was deleted "
+                               "before the rename, twice (is something removing .tmp- files?)") from None
         self.ws.record_write(staged.entry, st)
         self._forget_unreadable(staged.item_id)
         return staged.entry, staged.revision

@@ -165,3 +165,30 @@ def test_the_sweep_keeps_live_writers_temp_files_and_removes_dead_ones(tmp_path)
     assert mine.tmp.exists()
     mine.commit()
     assert (folder / "a.md").read_bytes() == b"in flight"
+
+
+def test_a_temp_file_swept_again_after_the_rewrite_is_a_clear_error(tmp_path, monkeypatch):
+    from notes_store import fsio
+    from notes_store.errors import StorageError
+
+    ws = open_workspace(tmp_path / "w")
+    try:
+        files = ws.notes.files
+        item_id = files.new_id()
+        data = (f"---\nid: {item_id}\ntitle: Swept\ntype: general\ntags: []\ncreated_at: 2026-01-01T00:00:00Z\n"
+                "updated_at: 2026-01-01T00:00:00Z\n---\n# Swept\n\nzqsweptword\n").encode()
+        staged = files.stage(item_id, data)
+        os.unlink(staged.file.tmp)
+        real = fsio.stage_write
+
+        def swept_at_once(path, raw):  # every rewrite is swept too before its rename
+            again = real(path, raw)
+            os.unlink(again.tmp)
+            return again
+        monkeypatch.setattr(fsio, "stage_write", swept_at_once)
+        with ws.writing(), pytest.raises(StorageError, match="deleted before the rename, twice"):
+            files.commit(staged)
+        assert not files.path(item_id).exists()
+        assert not [p for p in files.path(item_id).parent.iterdir() if p.name.startswith(fsio.TEMP_PREFIX)]
+    finally:
+        ws.close()
