@@ -275,6 +275,8 @@ def install(server: MCPServer, handle: WorkspaceHandle, bus: InMemorySubscriptio
         return EmptyResult()
 
     async def unsubscribe(ctx: Any, params: UnsubscribeRequestParams) -> EmptyResult:
+        # The same one spelling as subscribe: unsubscribing note://pl%61in would silently leave note://plain on.
+        check_uri(str(params.uri))
         target = watcher.session_target(_connection(ctx))
         target.uris.discard(str(params.uri))
         return EmptyResult()

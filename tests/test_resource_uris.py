@@ -1,5 +1,5 @@
 """One spelling per resource: ``note://<id>`` and ``memory://<id>`` only; every other spelling is refused with
-the right one, on ``resources/read``, ``resources/subscribe`` and ``subscriptions/listen`` (issue 17, item 10).
+the right one, on ``resources/read``, ``resources/subscribe``, ``resources/unsubscribe`` and ``subscriptions/listen`` (issue 17, item 10).
 
 The SDK %-decodes template variables before a handler sees them, so these go through the real MCP request
 path (in-process client, both protocol eras); ``test_attacks_server.py`` replays them against a subprocess.
@@ -67,6 +67,10 @@ async def test_subscriptions_take_only_the_canonical_uri(server):
                 with pytest.raises(MCPError) as err:
                     await c.subscribe_resource(spelling)
                 assert f"did you mean note://{note_id}?" in str(err.value), spelling
+                with pytest.raises(MCPError) as err:
+                    await c.unsubscribe_resource(spelling)
+                assert f"did you mean note://{note_id}?" in str(err.value), spelling
+            await c.unsubscribe_resource(f"note://{note_id}")
     async with Client(server) as c:
         with pytest.raises(MCPError) as err:
             async with c.listen(resource_subscriptions=[f"note://{escape_one_letter(note_id)}"]):
