@@ -44,6 +44,14 @@ class Problem:
     transient: bool = False  # an OS error (permissions): tried again at every look, not only when the file changes
 
 
+class Reported(set[str]):
+    """Keys ``FolderSync.poll`` returned, with the report each was pending under (see ``applied``)."""
+
+    def __init__(self, pending: dict[str, int]) -> None:
+        super().__init__(pending)
+        self.seen = dict(pending)
+
+
 class FolderSync:
     """Change detection for the folders of one workspace (``{kind: folder name}``)."""
 
@@ -53,7 +61,8 @@ class FolderSync:
         self._kinds = {name: kind for kind, name in folders.items()}
         self._token_path = token_path
         self.watcher: FolderWatcher | None = None
-        self._pending: set[str] = set()  # keys inotify reported and nobody has applied yet
+        self._pending: dict[str, int] = {}  # keys inotify reported and nobody has applied yet -> report number
+        self._reports = 0
         self._lost = False               # events were lost: the next look must be a full scan
         self._lock = threading.Lock()
 
@@ -76,24 +85,35 @@ class FolderSync:
             if keys is None:
                 self._lost = True
             else:
-                self._pending |= keys
+                self._report(keys)
             if self._lost:
                 return None
-            return set(self._pending)
+            return Reported(self._pending)
+
+    def _report(self, keys: set[str]) -> None:
+        for key in keys:
+            self._reports += 1
+            self._pending[key] = self._reports
 
     def applied(self, keys: set[str] | None) -> None:
-        """The changes to ``keys`` (None: all, after a full scan) are in the catalogue now."""
+        """The changes to ``keys`` (None: all, after a full scan) are in the catalogue now.
+
+        Keys a ``poll`` returned stay pending when reported again since that poll (by another
+        thread's poll): the file changed after whoever applied it looked at it."""
         with self._lock:
             if keys is None:
                 self._pending.clear()
                 self._lost = False
-            else:
-                self._pending -= keys
+                return
+            seen = keys.seen if isinstance(keys, Reported) else None
+            for key in keys:
+                if seen is None or self._pending.get(key) == seen.get(key):
+                    self._pending.pop(key, None)
 
     def recheck(self, keys: set[str]) -> None:
         """Look at ``keys`` again at the next refresh (a commit found them changed or gone)."""
         with self._lock:
-            self._pending |= keys
+            self._report(keys)
             if self.watcher is None:
                 self._lost = True
 

@@ -44,9 +44,11 @@ class StagedWrite:
         self.st = st  # the temp file's stat once its data is durable: a rename keeps mtime and size
         self.done = False
 
-    def commit(self) -> os.stat_result:
+    def commit(self, sync_folder: bool = True) -> os.stat_result:
         """Rename into place and make the rename durable; the new file's stat.
 
+        ``sync_folder=False``: the rename only; the caller fsyncs the folder (``fsync_dir``) before it
+        acknowledges or publishes the write (a group commit fsyncs the folder once for many renames).
         Raises ``TempFileGone`` when the temp file vanished meanwhile (a workspace opened by another
         process swept it as a dead writer's leftover): nothing changed, the caller writes afresh.
         """
@@ -67,7 +69,8 @@ class StagedWrite:
                                "version (if any) is unchanged — check free space and permissions") from exc
         self.done = True
         try:
-            fsync_dir(folder)
+            if sync_folder:
+                fsync_dir(folder)
             # The stat taken when the data was fsynced: the rename changes neither mtime nor size, and
             # every syscall saved here is one less chance to wait for the GIL with the lock held.
             return self.st if self.st is not None else os.stat(self.path, follow_symlinks=False)
@@ -124,14 +127,15 @@ def atomic_write(path: Path, data: bytes) -> os.stat_result:
                            "(is something deleting .tmp- files in the folder?)") from None
 
 
-def commit_staged(staged: StagedWrite, data: bytes, attempts: int) -> os.stat_result:
+def commit_staged(staged: StagedWrite, data: bytes, attempts: int, sync_folder: bool = True) -> os.stat_result:
     """``staged.commit()``; when its temp file was swept before the rename (by a workspace opening
     elsewhere), ``data`` is staged and committed again, ``attempts`` commits in all. The last
-    ``TempFileGone`` propagates: the caller says what could not be written."""
+    ``TempFileGone`` propagates: the caller says what could not be written. ``sync_folder``: see
+    ``StagedWrite.commit``."""
     left = attempts
     while True:
         try:
-            return staged.commit()
+            return staged.commit(sync_folder)
         except TempFileGone:
             left -= 1
             if left <= 0:

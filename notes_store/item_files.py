@@ -270,11 +270,22 @@ class ItemFiles:
 
     def commit(self, staged: StagedItem) -> tuple[IndexEntry, str]:
         """Rename a staged file into place, fsync the folder and register it (caller holds the lock)."""
+        return self.register(staged, self.rename(staged, sync_folder=True))
+
+    def rename(self, staged: StagedItem, sync_folder: bool = False) -> os.stat_result:
+        """Rename a staged file into place (caller holds the lock); the new file's stat.
+
+        Without ``sync_folder`` the rename is not durable yet: the caller fsyncs the folder
+        (``Workspace.write_group`` does, once for every write of a group) before ``register``.
+        """
         try:  # a temp file deleted by something else before the rename is written again, here under the lock
-            st = commit_staged(staged.file, staged.data, attempts=2)
+            return commit_staged(staged.file, staged.data, attempts=2, sync_folder=sync_folder)
         except TempFileGone:
             raise StorageError(f"could not write {self.what} {staged.item_id}: its temp file was deleted "
                                "before the rename, twice (is something removing .tmp- files?)") from None
+
+    def register(self, staged: StagedItem, st: os.stat_result) -> tuple[IndexEntry, str]:
+        """Make a durable renamed file visible: catalogue, search overlay, listeners (caller holds the lock)."""
         self.ws.record_write(staged.entry, st)
         self._forget_unreadable(staged.item_id)
         return staged.entry, staged.revision

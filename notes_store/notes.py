@@ -214,13 +214,22 @@ class NoteStore:
         return meta, self.files.stage(meta["id"], dump_document(meta, titled_body(meta["title"], content)))
 
     def _commit(self, staged: tuple[dict[str, Any], StagedItem]) -> Note:
-        """Rename a staged note into place and register it (caller holds ``writing()``)."""
+        """Rename a staged note into place durably and register it (caller holds ``writing()``)."""
+        return self._register(staged, self.files.rename(staged[1], sync_folder=True))
+
+    def _register(self, staged: tuple[dict[str, Any], StagedItem], st: os.stat_result) -> Note:
+        """Register a staged note whose rename is durable (caller holds ``writing()``); the note."""
         meta, item = staged
         with collecting_warnings(self.ws) as warnings:
-            entry, revision = self.files.commit(item)
+            entry, revision = self.files.register(item, st)
         note = _note_from_meta(entry.meta, self.files.path(meta["id"]), entry.text, _extra(meta), revision)
         note.warnings = warnings
         return note
+
+    def _grouped(self, staged: tuple[dict[str, Any], StagedItem]) -> tuple[Path, Callable[[], Note]]:
+        """For ``Workspace.write_group``: rename now (under the locks), register once the folder is fsynced."""
+        st = self.files.rename(staged[1])
+        return self.files.folder, lambda: self._register(staged, st)
 
     # -- the seven actions -------------------------------------------------------
     def create(self, title: str, content: str = "", note_type: str = "general",
@@ -236,12 +245,15 @@ class NoteStore:
         meta: dict[str, Any] = {"id": self.files.new_id(), "title": title, "type": note_type, "tags": tags,
                                 "created_at": now, "updated_at": now}
         staged = self._stage(meta, content)
+
+        def apply() -> tuple[Path | None, Callable[[], Note]]:  # under the locks, with other writers' writes
+            if os.path.lexists(self._path(meta["id"])):  # 32 random bits collided meanwhile: a new id
+                meta["id"] = self.files.new_id()
+                return None, lambda: self._write(meta, content)
+            return self._grouped(staged)
+
         try:
-            with self.ws.writing():
-                if os.path.lexists(self._path(meta["id"])):  # 32 random bits collided meanwhile: a new id
-                    meta["id"] = self.files.new_id()
-                    return self._write(meta, content)
-                return self._commit(staged)
+            return self.ws.write_group(apply)
         finally:
             staged[1].discard()
 
@@ -297,13 +309,18 @@ class NoteStore:
                 staged = self._stage(*planned)
         except Exception:
             first = None
+        def locked() -> Note:
+            planned = plan(self.files.load(note_id))
+            return planned if isinstance(planned, Note) else self._write(*planned)
+
+        def apply() -> tuple[Path | None, Callable[[], Note]]:  # under the locks, with other writers' writes
+            if staged is not None and first is not None \
+                    and self.files.current_revision(first.entry.meta["id"]) == first.revision:
+                return self._grouped(staged)
+            return None, locked  # after the group's renames are durable, in queue order
+
         try:
-            with self.ws.writing():
-                if staged is not None and first is not None \
-                        and self.files.current_revision(first.entry.meta["id"]) == first.revision:
-                    return self._commit(staged)
-                planned = plan(self.files.load(note_id))
-                return planned if isinstance(planned, Note) else self._write(*planned)
+            return self.ws.write_group(apply)
         finally:
             if staged is not None:
                 staged[1].discard()

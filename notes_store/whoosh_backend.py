@@ -39,6 +39,7 @@ from .analysis import ANALYZER, QueryUnit
 from .errors import StorageError
 from .index_build import BuildUnavailable, build_parallel
 from .ranking import FIELD, Ranker, read_ids
+from .segment_writer import FastAdder
 from .search_backend import CorpusStats, Filters, Hits, IndexCorrupt, IndexEntry, indexed_text
 
 log = logging.getLogger("ctxnotes.index")
@@ -359,8 +360,17 @@ class WhooshBackend:
             try:
                 for key in deletes:
                     writer.delete_by_term("key", key)
-                for entry in puts:
-                    writer.update_document(**_doc(entry))
+                if self._merge_next:  # a merge reads old segments through the writer's posting pool
+                    for entry in puts:
+                        writer.update_document(**_doc(entry))
+                else:
+                    # The same segment files for a fraction of the CPU (``segment_writer``): a background
+                    # commit holds the GIL for less, so the searches and writes around it wait less.
+                    for entry in puts:
+                        writer.delete_by_term("key", entry.key)
+                    adder = FastAdder(writer)
+                    for entry in puts:
+                        adder.add(_doc(entry))
             except BaseException:
                 writer.cancel()
                 raise

@@ -24,14 +24,14 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from .analysis import QueryUnit
 from .catalogue import Catalogue, Entry
 from .document import BadFile
 from .errors import StorageError
 from .folder_sync import PAUSE_EVERY, FolderSync, Found, Problem
-from .fsio import WorkspaceLock, remove_temp_files
+from .fsio import WorkspaceLock, fsync_dir, remove_temp_files
 from .safe_read import read_regular_file
 from .search_backend import Filters, IndexCorrupt, IndexEntry, SearchBackend
 from .watch import FolderWatcher
@@ -90,6 +90,31 @@ class RankedRows:
     total_is_lower_bound: bool = False
 
 
+T = TypeVar("T")
+
+# What a grouped write does under the locks: its checks and its rename, no folder fsync. It returns the
+# folder to fsync (None: nothing to fsync, e.g. it wrote durably itself) and what to run once that fsync
+# is done, still under the locks: register the file (catalogue, overlay, listeners) and build the result.
+GroupApply = Callable[[], "tuple[Path | None, Callable[[], T]]"]
+
+
+class _GroupJob(Generic[T]):
+    """One write waiting in ``Workspace.write_group``'s queue, and what came of it."""
+
+    __slots__ = ("apply", "folder", "finish", "result", "error", "warnings", "ready", "lead", "has_result")
+
+    def __init__(self, apply: GroupApply[T]) -> None:
+        self.apply = apply
+        self.folder: Path | None = None
+        self.finish: Callable[[], T] | None = None
+        self.result: T | None = None
+        self.has_result = False
+        self.error: BaseException | None = None
+        self.warnings: list[str] = []
+        self.ready = threading.Event()  # set when the job is done, or when it is to lead the next group
+        self.lead = False
+
+
 class _FolderUnreadable(Exception):
     """A folder could not be read right now: apply nothing, keep the changes pending, retry."""
 
@@ -145,6 +170,10 @@ class Workspace:
         self._last_write = 0.0
         self._saved_version = -1
         self._write_depth = 0
+        self._writer: int | None = None  # the thread inside ``writing()``
+        self._group: list[_GroupJob[Any]] = []  # writes waiting for ``write_group``'s leader
+        self._group_lock = threading.Lock()
+        self._group_leading = False
         self._wrote = False
         self._clean = False
         self._changes: dict[str, str] = {}  # what this write (or reconcile) changed, for change listeners
@@ -310,31 +339,145 @@ class Workspace:
     def writing(self) -> Iterator[None]:
         """Hold the workspace for a write: this process's mutex, then the inter-process lock.
 
-        On the way out, tell other processes that something changed and, when
-        nothing else had changed since our last look, skip our own next rescan.
-        Change listeners hear about the write after the locks are released.
+        On the way out, tell other processes that something changed (the change token) and, when
+        nothing else had changed since our last look, skip our own next rescan. Change listeners
+        hear about the write after the locks are released.
+
+        With inotify the token and the folder stamps are not how this process learns of changes
+        (inotify names them), so they are not read here, and the token is replaced after the locks
+        are released (still before the write is acknowledged): every system call made with the
+        locks held may wait for the GIL while the other writers queue.
         """
         changes: dict[str, str] = {}
+        bump_after = False
         with self._mutex, self.lock.hold():
             self._write_depth += 1
             if self._write_depth == 1:
+                self._writer = threading.get_ident()
                 self._wrote = False
-                self._clean = (self._sync.read_token() == self._seen_changes
+                self._clean = (self._sync.watcher is None and self._sync.read_token() == self._seen_changes
                                and self._sync.stamps() == self._stamps)
             try:
                 yield
             finally:
                 self._write_depth -= 1
                 if self._write_depth == 0:
+                    self._writer = None
                     if self._wrote:
                         self._last_write = time.monotonic()
-                        token = self._sync.bump_token()
-                        if self._clean and token is not None:
-                            self._seen_changes = token
-                            self._stamps = self._sync.stamps() or self._stamps
+                        if self._sync.watcher is not None:
+                            bump_after = True
+                        else:
+                            token = self._sync.bump_token()
+                            if self._clean and token is not None:
+                                self._seen_changes = token
+                                self._stamps = self._sync.stamps() or self._stamps
                     changes, self._changes = self._changes, {}
+        if bump_after:
+            self._sync.bump_token()
         if changes:
             self._tell_change_listeners(changes)
+
+    def write_group(self, apply: GroupApply[T]) -> T:
+        """Run one write under ``writing()`` together with the writes other threads queued meanwhile.
+
+        ``apply`` runs under the locks: its checks and its rename, without the folder fsync; it returns
+        ``(folder to fsync or None, finish)``. The first writer to arrive leads: it takes the locks once
+        for every write queued by then, applies each, fsyncs each folder once, then runs each write's
+        ``finish`` (register it and build its result) and hands every waiting writer its own result or
+        its own exception. No write is visible or acknowledged before its rename is durable; a write
+        that fails (a revision check, a full disk) fails alone. Writes queued while a group is being
+        applied form the next group, led by the first of them.
+
+        Why: each system call made with the locks held may wait for the GIL (up to the switch interval)
+        while request threads run Python, and the other writers queue behind it; one lock hold, one
+        change token and one folder fsync for a group make that wait once per group, not once per write.
+        """
+        if self._writer == threading.get_ident():  # already inside writing() (a nested write): no queue
+            folder, finish = apply()
+            if folder is not None:
+                self._sync_folder(folder)
+            return finish()
+        job: _GroupJob[T] = _GroupJob(apply)
+        with self._group_lock:
+            self._group.append(job)
+            lead = not self._group_leading
+            self._group_leading = True
+        if not lead:
+            job.ready.wait()
+            lead = job.lead
+        if lead:
+            self._lead_group()
+        if job.warnings:
+            self._pending_warnings().extend(job.warnings)
+        if job.error is not None:
+            raise job.error
+        assert job.has_result
+        return job.result  # type: ignore[return-value]
+
+    def _sync_folder(self, folder: Path) -> None:
+        try:
+            fsync_dir(folder)
+        except OSError as exc:
+            raise StorageError(f"could not make the write in {folder.name}/ durable: {exc.strerror or exc}") \
+                from exc
+
+    def _lead_group(self) -> None:
+        """Apply every queued write in one hold of the locks (see ``write_group``); then hand the lead on."""
+        mine = self._pending_warnings()
+        group: list[_GroupJob[Any]] = []
+        try:
+            with self.writing():
+                # Taken once the locks are held: every write queued while this one waited for them joins.
+                with self._group_lock:
+                    group, self._group = self._group, []
+                for job in group:
+                    try:
+                        job.folder, job.finish = job.apply()
+                    except BaseException as exc:  # this write's own failure, for its own caller
+                        job.error = exc
+                synced: dict[Path, BaseException | None] = {}
+                for job in group:
+                    if job.error is not None or job.folder is None:
+                        continue
+                    if job.folder not in synced:
+                        try:
+                            self._sync_folder(job.folder)
+                            synced[job.folder] = None
+                        except StorageError as exc:
+                            synced[job.folder] = exc
+                    job.error = synced[job.folder]
+                for job in group:
+                    if job.error is not None or job.finish is None:
+                        continue
+                    start = len(mine)
+                    try:
+                        job.result = job.finish()
+                        job.has_result = True
+                    except BaseException as exc:
+                        job.error = exc
+                    job.warnings = mine[start:]  # a listener's warnings go to the writer they concern
+                    del mine[start:]
+        except BaseException as exc:  # the locks could not be taken (or released): every unfinished write fails
+            if not group:
+                with self._group_lock:
+                    group, self._group = self._group, []
+            for job in group:
+                if job.error is None and not job.has_result:
+                    job.error = exc
+        finally:
+            with self._group_lock:
+                nxt = self._group[0] if self._group else None
+                if nxt is None:
+                    self._group_leading = False
+                else:
+                    nxt.lead = True
+            for job in group:
+                job.finish = None
+                job.apply = None  # type: ignore[assignment]
+                job.ready.set()
+            if nxt is not None:
+                nxt.ready.set()
 
     def record_write(self, entry: IndexEntry, st: os.stat_result, lazy: bool = False) -> Entry:
         """Register a file a store has just written durably (caller holds ``writing()``).
@@ -483,6 +626,18 @@ class Workspace:
             self._retry_at = time.monotonic() + RETRY_AFTER_ERROR
 
     def _apply_keys(self, keys: set[str], wait: bool) -> None:
+        # Most keys inotify reports are this process's own writes, already in the catalogue: when every
+        # reported file still matches its row (and none is a known problem), nothing needs the mutex,
+        # which a writer may be holding. A file changed after this stat is reported again by inotify.
+        try:
+            found = self._sync.stat_keys(keys)
+        except OSError as exc:
+            raise _FolderUnreadable(f"cannot look at changed files ({exc})") from exc
+        stamp = self.catalogue.stamp
+        if len(found) == len(keys) and all(stamp(k) == (row[1], row[2]) and k not in self.problems
+                                           for k, row in found.items()):
+            self._sync.applied(keys)
+            return
         if not self._mutex.acquire(blocking=wait):
             return
         try:

@@ -22,7 +22,7 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .analysis import ANALYZER, QueryUnit
+from .analysis import QueryUnit, index_positions
 from .bm25 import idf, tf_part
 from .search_backend import CorpusStats, Filters, IndexEntry, indexed_text
 
@@ -30,11 +30,11 @@ log = logging.getLogger("ctxnotes.writes")
 
 
 def _positions(text: str) -> dict[str, list[int]]:
-    """Term -> positions, as the index analyses ``text`` (positions let phrases match in order)."""
-    out: dict[str, list[int]] = {}
-    for token in ANALYZER(text, positions=True):
-        out.setdefault(token.text, []).append(token.pos)
-    return out
+    """Term -> positions, as the index analyses ``text`` (positions let phrases match in order).
+
+    ``index_positions`` is the analyzer's index mode without a token object per word (the same
+    output: ``tests/test_analysis_positions.py``); a search analyses each uncommitted write once."""
+    return index_positions(text)
 
 
 @dataclass
