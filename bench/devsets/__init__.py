@@ -13,6 +13,11 @@
 - ``zh-memlog`` / ``en-memlog``: harder logs of that shape from ``bench.devsets.memlogs`` (CC0):
   300-800 turns, several persons of one kind, updated facts, near-miss turns, paraphrased,
   conditional and comparative questions.
+- ``zh-daily`` / ``en-daily`` (``bench.devsets.daily_logs``, CC0) and ``en-longchat``
+  (``bench.devsets.long_chats``, CC0): written independently of the selection and of the generators
+  above, from the issue's description only, as an unseen check of what the selection was tuned on:
+  MemDaily-shaped logs (pronoun turns, people known through others, count and comparison questions)
+  and LoCoMo-shaped two-speaker conversations.
 
 Every set is split into ``dev`` (tune on it) and ``held-out`` (report only) by seed.
 """
@@ -25,14 +30,16 @@ import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from .daily_logs import daily_log_set
 from .dialogues import generate_dialogue
+from .long_chats import long_chat_set
 from .memlogs import HARD, Difficulty, generate_memlog
 from .model import Conversation, DevSet, Question, Turn
 from .statement_logs import generate_log
 
 __all__ = ["Conversation", "DevSet", "Question", "Turn", "DEFAULT_LOCOMO", "DEV_SEEDS", "HELD_OUT_SEEDS",
-           "SET_NAMES", "all_sets", "dialogue_set", "hard_memlog_set", "interleave_sessions", "load_locomo", "memlog_set", "statement_log_set",
-           "strip_session"]
+           "SET_NAMES", "all_sets", "daily_log_set", "dialogue_set", "hard_memlog_set", "interleave_sessions",
+           "load_locomo", "long_chat_set", "memlog_set", "statement_log_set", "strip_session"]
 
 REPO = Path(__file__).resolve().parent.parent.parent
 DEFAULT_LOCOMO = REPO.parent / "shared" / "data" / "locomo" / "conv-26.json"
@@ -137,8 +144,8 @@ def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
                                          for seed in seeds for k in range(DIALOGUES_PER_SEED)])
 
 
-SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "zh-log", "en-log", "zh-memlog", "en-memlog",
-             "zh-memlog-hard", "en-memlog-hard")
+SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "zh-log", "en-log", "zh-memlog",
+             "en-memlog", "zh-memlog-hard", "en-memlog-hard", "zh-daily", "en-daily")
 
 
 def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> list[DevSet]:
@@ -151,10 +158,11 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
         sets.append(DevSet("conv26-interleaved", "dev", [interleave_sessions(conv, seed=1)]))
         if held_out:
             sets.append(DevSet("conv26-interleaved", "held-out", [interleave_sessions(conv, seed=2)]))
-    sets.append(dialogue_set(DEV_SEEDS, "dev"))
-    if held_out:
-        sets.append(dialogue_set(HELD_OUT_SEEDS, "held-out"))
-    for make in (statement_log_set, memlog_set, hard_memlog_set):
+    for make_set in (dialogue_set, long_chat_set):
+        sets.append(make_set(DEV_SEEDS, "dev"))
+        if held_out:
+            sets.append(make_set(HELD_OUT_SEEDS, "held-out"))
+    for make in (statement_log_set, memlog_set, hard_memlog_set, daily_log_set):
         for lang in ("zh", "en"):
             sets.append(make(lang, DEV_SEEDS, "dev"))
             if held_out:

@@ -1,27 +1,35 @@
 """Print one generated history with its questions: ``python -m bench.devsets memlog zh 1``,
-``python -m bench.devsets memlog-hard zh 1``, ``python -m bench.devsets dialogue 1``, ``python -m bench.devsets log en 2``."""
+``python -m bench.devsets memlog-hard zh 1``, ``python -m bench.devsets dialogue 1``, ``python -m bench.devsets log en 2``,
+``python -m bench.devsets daily zh 1``, ``python -m bench.devsets longchat 1``."""
 
 from __future__ import annotations
 
 import sys
 
+from .daily_logs import generate_daily_log
 from .dialogues import generate_dialogue
+from .long_chats import generate_long_chat
 from .memlogs import HARD, LANGS, generate_memlog
 from .model import Conversation
 from .statement_logs import generate_log
 
-USAGE = "usage: python -m bench.devsets memlog {zh,en} SEED | memlog-hard {zh,en} SEED | dialogue SEED | log {zh,en} SEED"
+USAGE = ("usage: python -m bench.devsets memlog {zh,en} SEED | memlog-hard {zh,en} SEED | dialogue SEED | "
+         "log {zh,en} SEED | daily {zh,en} SEED | longchat SEED")
 
 
 def _build(args: list[str]) -> Conversation:
     """The conversation ``args`` name; ValueError with the usage line when they name none."""
     if len(args) == 3 and args[0] == "memlog-hard" and args[1] in LANGS and args[2].isdigit():
         return generate_memlog(args[1], int(args[2]), difficulty=HARD)
-    if len(args) == 3 and args[0] in ("memlog", "log") and args[1] in LANGS and args[2].isdigit():
+    if len(args) == 3 and args[0] in ("memlog", "log", "daily") and args[1] in LANGS and args[2].isdigit():
+        if args[0] == "daily":
+            return generate_daily_log(args[1], int(args[2]))
         make = generate_memlog if args[0] == "memlog" else generate_log
         return make(args[1], int(args[2]))
     if len(args) == 2 and args[0] == "dialogue" and args[1].isdigit():
         return generate_dialogue(int(args[1]))
+    if len(args) == 2 and args[0] == "longchat" and args[1].isdigit():
+        return generate_long_chat(int(args[1]))
     raise ValueError(USAGE)
 
 
