@@ -6,7 +6,8 @@ sunset!"); in a log of unrelated statements the next turn is about something els
 adjacent turns is linked when
 
 - they share a rare content term (the same person, thing or id);
-- one asks (ends in "?") and the next, by another speaker, answers;
+- one asks (a "?" anywhere: people ask and then add an aside) and the next, by another speaker,
+  answers; or the next, by another speaker, asks back ("Jealous! Solo or with friends?");
 - the second is a reply by another speaker too short to stand alone;
 
 and otherwise with the history's own prior: how much more often adjacent turns share rare
@@ -35,6 +36,8 @@ LEXICAL_LINK = 0.08
 SHORT_REPLY_TERMS = 4        # a reply with at most this many content terms leans on its neighbour
 PRIOR_SCALE = 0.45           # excess adjacent linking (dialogue: ~0.4) that counts as fully linked
 FAR_OFFSET = 17              # "far apart" when sampling the history's background linking rate
+REPLY_LINK = 1.0             # a question and the other speaker's reply (was 0.5 + prior / 2: lost replies
+                             # on dialogues whose repeated asides pull the prior down; bench.quality dev)
 
 REFRESH_GROWTH = 0.1         # term statistics are recomputed once the history changed by this share
 SLIDE_SEARCH = 64            # how far the start of a sliding history is looked for in the kept one
@@ -150,8 +153,9 @@ def link_structure(texts: Sequence[str], roles: Sequence[str | None],
     else:
         far = adjacent
     prior = _prior(adjacent, far)
-    shared = 0.5 + 0.5 * prior
-    links = [max(x, prior, shared) if r else max(x, prior) for x, r in zip(lex, reply)]
+    # A question and its answer belong together whatever the rest of the history does: asides
+    # repeated across a conversation can make its prior look like a log's.
+    links = [REPLY_LINK if r else max(x, prior) for x, r in zip(lex, reply)]
     if segs is not None:
         for i in range(n - 1):
             if segs[i] != segs[i + 1]:
@@ -244,10 +248,15 @@ def _fresh(texts: list[str], roles: list[str | None], segments: list[str] | None
 
 
 def _is_reply(text: str, role: str | None, nxt: str, nxt_role: str | None, nxt_terms: frozenset[str]) -> bool:
-    """Turn ``nxt`` answers ``text``: another speaker, after a question or too short to stand alone."""
-    if role == nxt_role and _speaker(text) == _speaker(nxt):
+    """Turn ``nxt`` answers ``text``: another speaker, after a question (anywhere in the turn), too
+    short to stand alone, or asking back about what was just said."""
+    if role == nxt_role and speaker_of(text) == speaker_of(nxt):
         return False
-    return text.rstrip().endswith(("?", "？")) or len(nxt_terms) <= SHORT_REPLY_TERMS
+    return _asks(text) or len(nxt_terms) <= SHORT_REPLY_TERMS or _asks(nxt)
+
+
+def _asks(text: str) -> bool:
+    return "?" in text or "？" in text
 
 
 @lru_cache(maxsize=65536)
@@ -269,7 +278,7 @@ def _prior(a: float, f: float) -> float:
     return max(0.0, min(1.0, excess / PRIOR_SCALE))
 
 
-def _speaker(text: str) -> str:
+def speaker_of(text: str) -> str:
     """"Name: ..." prefixes name the speaker in many logs; '' when there is none."""
     head, sep, _ = text[:40].partition(":")
     return head if sep and 0 < len(head) <= 24 and " " not in head.strip() else ""
