@@ -118,6 +118,11 @@ class FolderSync:
                 self._lost = True
 
     @property
+    def lost(self) -> bool:
+        """Events were lost: the next look is a full scan."""
+        return self._lost
+
+    @property
     def has_pending(self) -> bool:
         return bool(self._pending) or self._lost
 

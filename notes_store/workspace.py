@@ -38,7 +38,7 @@ from .watch import FolderWatcher
 from .whoosh_backend import WhooshBackend
 from .write_batch import WriteBatch, search_overlay
 
-__all__ = ["Workspace", "Collection", "Entry", "Catalogue", "Problem", "WriteEvent", "WriteListener",
+__all__ = ["Workspace", "WouldBlock", "Collection", "Entry", "Catalogue", "Problem", "WriteEvent", "WriteListener",
            "ChangeListener", "RankedRows", "GITIGNORE", "INDEX_DIR", "LOCK_FILE"]
 
 log = logging.getLogger("ctxnotes.workspace")
@@ -53,6 +53,7 @@ SAFETY_RESCAN_INTERVAL = 300.0  # seconds between full scans in a watching serve
 RETRY_AFTER_ERROR = 2.0         # seconds before a refresh that failed is tried again (in the background)
 SAVE_WHEN_IDLE = 10.0           # seconds without writes before a changed catalogue is saved
 PAUSE_AT_MOST = 0.05            # seconds a background scan waits for running searches at one check
+QUICK_LOCK_WAIT = 0.05          # seconds a ``quick_reads`` search waits for the searcher (a swap takes a few ms)
 
 
 class Collection(Protocol):
@@ -113,6 +114,11 @@ class _GroupJob(Generic[T]):
         self.warnings: list[str] = []
         self.ready = threading.Event()  # set when the job is done, or when it is to lead the next group
         self.lead = False
+
+
+class WouldBlock(Exception):
+    """A read in ``Workspace.quick_reads`` mode would wait (a scan of the folders, a lock, a recovery):
+    nothing was changed; run it again where waiting is fine (a worker thread)."""
 
 
 class _FolderUnreadable(Exception):
@@ -183,6 +189,7 @@ class Workspace:
         self._temp_sweep_due = False  # temp files left to delete (see ``_load_catalogue``)
         self._reads = 0  # searches running now: the background scan steps aside for them
         self._reads_lock = threading.Lock()
+        self._quick = threading.local()  # ``quick_reads``: this thread must not wait (an event loop)
         self._open()
 
     # -- layout --------------------------------------------------------------
@@ -620,6 +627,8 @@ class Workspace:
                 if (not due and self._sync.read_token() == self._seen_changes
                         and self._sync.stamps() == self._stamps):
                     return
+            if getattr(self._quick, "on", False):
+                raise WouldBlock("a scan of the folders is due")
             self._full_refresh(wait, polite)
         except _FolderUnreadable as exc:
             log.warning("%s: %s; the changes stay queued and are tried again", self.root, exc)
@@ -839,6 +848,8 @@ class Workspace:
     # -- rebuilding ----------------------------------------------------------
     def _recover(self, reason: str, rebuilds_seen: int) -> None:
         """The one way back from a damaged index: rebuild it from the files (once, however many noticed)."""
+        if getattr(self._quick, "on", False):
+            raise WouldBlock(f"the index needs a rebuild: {reason}")
         with self._mutex, self.lock.hold(), self._index_lock:
             if self._rebuilds != rebuilds_seen:
                 return  # another thread rebuilt it since this caller saw the damage
@@ -908,6 +919,28 @@ class Workspace:
         ranked = self.search_ranked(units, filters, limit, match_all)
         return ranked.rows, ranked.total
 
+    @contextlib.contextmanager
+    def quick_reads(self) -> Iterator[None]:
+        """Searches in this block either answer without waiting (no folder scan, no write lock, no
+        rebuild; at most a searcher swap) or raise ``WouldBlock`` having changed nothing.
+
+        For a server's event loop: a search run there skips two thread hand-offs of the GIL (each up to
+        the 5 ms switch interval under load), and one that would wait is run again in a worker thread.
+        """
+        before = getattr(self._quick, "on", False)
+        self._quick.on = True
+        try:
+            yield
+        finally:
+            self._quick.on = before
+
+    @property
+    def reads_are_quick(self) -> bool:
+        """Whether a search now is likely to answer without waiting (see ``quick_reads``): inotify
+        reports changes, none were lost, and no rebuild holds the searcher."""
+        return (self._sync.watcher is not None and not self._sync.lost and not self._scan_before_reading
+                and not self._searcher_lock.locked())
+
     def search_ranked(self, units: Sequence[QueryUnit], filters: Filters, limit: int,
                       match_all: bool = True) -> RankedRows:
         """Ranked catalogue rows for a query: the committed index plus writes not committed yet.
@@ -924,15 +957,23 @@ class Workspace:
         for attempt in range(3):
             rebuilds = self._rebuilds
             pending = self._batch.snapshot()  # before the engine's searcher: see WriteBatch.done
+            quick = getattr(self._quick, "on", False)
+            # In ``quick_reads`` mode a search waits for a searcher swap (a few ms), never for a rebuild.
+            if not self._searcher_lock.acquire(timeout=QUICK_LOCK_WAIT if quick else -1):
+                raise WouldBlock("the index is being rebuilt")
             try:
-                with self._searcher_lock:  # released before any recovery, which takes the write locks
+                try:  # the lock is released before any recovery, which takes the write locks
                     hits = self._index.search(units, filters, limit, match_all, exclude=pending.keys())
                     extra = (search_overlay(pending, units, filters, match_all, self._index.stats)
                              if pending else [])
+                finally:
+                    self._searcher_lock.release()
                 break
             except IndexCorrupt as exc:
                 if attempt == 2:
                     raise StorageError(f"the index cannot be searched: {exc}; run 'ctxnotes reindex'") from exc
+                if quick:
+                    raise WouldBlock("the index needs a rebuild") from exc
                 self._recover(f"index failed during a search ({exc})", rebuilds)
         ranked = sorted(hits.ranked + extra, key=lambda hit: -hit[1])[:limit] if extra else hits.ranked
         rows = [(row, score) for key, score in ranked if (row := self.catalogue.get(key)) is not None]

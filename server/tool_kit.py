@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import inspect
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
@@ -188,8 +190,16 @@ def cut_to_tokens(text: str, budget: int) -> str:
 
 def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str, description: str,
              annotations: ToolAnnotations, output: type[BaseModel] | None, limits: Limits,
-             take_warnings: Callable[[], list[str]] | None = None) -> None:
-    """Register ``fn`` (sync or async, returning ``Reply``) as tool ``name`` behind the one wrapper."""
+             take_warnings: Callable[[], list[str]] | None = None,
+             inline: Callable[[], contextlib.AbstractContextManager[Any] | None] | None = None) -> None:
+    """Register ``fn`` (sync or async, returning ``Reply``) as tool ``name`` behind the one wrapper.
+
+    ``inline`` (sync ``fn`` only): called on the event loop before each call; when it returns a context
+    manager, ``fn`` runs inside it on the event loop itself, else in a worker thread as usual. Inside,
+    ``fn`` must either answer without waiting or raise ``notes_store.workspace.WouldBlock`` having
+    changed nothing; it then runs again in a worker thread. For quick reads: the two thread hand-offs
+    of a worker call each wait for the GIL (up to the switch interval while the loop runs Python).
+    """
     errors = _store_errors()
 
     if inspect.iscoroutinefunction(fn):
@@ -207,10 +217,13 @@ def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str
             return _finish(reply, limits, take_warnings)
         wrapped: Callable[..., Any] = call_async
     else:
+        from notes_store.workspace import WouldBlock
+
         @functools.wraps(fn)
         def call_sync(*args: Any, **kwargs: Any) -> CallToolResult:
             started = time.perf_counter()
             ok = False
+            again = False
             try:
                 reply = fn(*args, **kwargs)
                 ok = True
@@ -218,10 +231,28 @@ def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str
                 if take_warnings is not None:
                     take_warnings()  # a failed call wrote nothing: its warnings must not leak into the next call
                 raise ToolError(str(exc)) from None
+            except WouldBlock:  # an inline attempt (see ``inline``): run again in a thread, counted there
+                again = True
+                raise
             finally:
-                _observe(name, time.perf_counter() - started, not ok)
+                if not again:
+                    _observe(name, time.perf_counter() - started, not ok)
             return _finish(reply, limits, take_warnings)
         wrapped = call_sync
+        if inline is not None:
+            run_sync = call_sync
+
+            @functools.wraps(fn)
+            async def call_inline(*args: Any, **kwargs: Any) -> CallToolResult:
+                guard = inline()
+                if guard is not None:
+                    try:
+                        with guard:
+                            return run_sync(*args, **kwargs)
+                    except WouldBlock:
+                        pass  # nothing was done: the worker thread below does it, waiting as it must
+                return await anyio.to_thread.run_sync(functools.partial(run_sync, *args, **kwargs))
+            wrapped = call_inline
     # The SDK reads the signature (through __wrapped__) to build the input schema; the return type it would
     # turn into a validated output model is replaced: results are CallToolResult, the schema is set below.
     wrapped.__signature__ = inspect.signature(fn, eval_str=True).replace(  # type: ignore[attr-defined]

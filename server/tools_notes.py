@@ -158,9 +158,17 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
     def take() -> list[str]:
         return handle.take_warnings()
 
-    def tool(fn: Any, title: str, description: str, annotations: ToolAnnotations, output: Any) -> None:
+    def tool(fn: Any, title: str, description: str, annotations: ToolAnnotations, output: Any,
+             inline: Any = None) -> None:
         add_tool(server, fn, name=fn.__name__, title=title, description=description, annotations=annotations,
-                 output=output, limits=limits, take_warnings=take)
+                 output=output, limits=limits, take_warnings=take, inline=inline)
+
+    def quick_reads() -> Any:
+        """Searches run on the event loop while they cannot wait (``Workspace.quick_reads``), else in a thread."""
+        if not handle.is_open:  # opening the workspace waits: a worker thread does it
+            return None
+        opened = handle.get()
+        return opened.quick_reads() if getattr(opened, "reads_are_quick", False) else None
 
     def note_create(
         title: str,
@@ -248,7 +256,8 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         return Reply(text, {"query": r.query, **page, "matched": r.matched,
                             "total_is_lower_bound": r.total_is_lower_bound, "hits": hits[:page["shown"]]})
     tool(note_search, "Search notes",
-         "Full-text search of notes (English, Chinese), best first, with snippets.", READ_ONLY, NoteSearchOut)
+         "Full-text search of notes (English, Chinese), best first, with snippets.", READ_ONLY, NoteSearchOut,
+         inline=quick_reads)
 
     def note_list(
         note_type: TypeFilter = None,

@@ -1,0 +1,152 @@
+"""Searches on the server's event loop (issue 16): no thread hand-off when a search cannot wait.
+
+A sync tool registered with ``inline`` runs on the event loop when its guard allows it; a search there
+runs in ``Workspace.quick_reads`` mode, where anything that would wait (a rebuild holding the searcher,
+a scan of the folders, a recovery) raises ``WouldBlock`` before changing anything, and the call runs
+again in a worker thread. Real workspaces and a real server (the SDK's in-process client).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+
+from notes_store import open_workspace
+from notes_store.workspace import WouldBlock
+from server.app import create_server
+from server.tool_kit import READ_ONLY, Limits, Reply, add_tool
+
+
+@pytest.mark.anyio
+async def test_an_inline_tool_runs_on_the_event_loop_and_falls_back_to_a_thread():
+    server = MCPServer("t")
+    seen: dict[str, list[int]] = {"quick": [], "blocked": []}
+    guards: list[str] = []
+
+    @contextlib.contextmanager
+    def guard() -> Any:
+        guards.append("entered")
+        yield
+
+    def quick(word: str) -> Reply:
+        seen["quick"].append(threading.get_ident())
+        return Reply(f"quick {word}", {"word": word})
+
+    def blocked(word: str) -> Reply:
+        seen["blocked"].append(threading.get_ident())
+        if len(seen["blocked"]) == 1:
+            raise WouldBlock("would wait")
+        return Reply(f"blocked {word}", {"word": word})
+
+    for fn in (quick, blocked):
+        add_tool(server, fn, name=fn.__name__, title=fn.__name__, description="t", annotations=READ_ONLY,
+                 output=None, limits=Limits(), inline=guard)
+    loop_thread = threading.get_ident()
+    async with Client(server) as client:
+        r = await client.call_tool("quick", {"word": "a"})
+        assert not r.is_error and r.structured_content == {"word": "a"}
+        r = await client.call_tool("blocked", {"word": "b"})
+        assert not r.is_error and r.structured_content == {"word": "b"}
+    assert seen["quick"] == [loop_thread]  # no worker thread
+    assert seen["blocked"][0] == loop_thread and seen["blocked"][1] != loop_thread  # tried inline, then a thread
+    assert guards == ["entered", "entered"]
+
+
+def test_quick_reads_never_wait_for_a_held_searcher(tmp_path):
+    ws = open_workspace(tmp_path / "w")
+    try:
+        note = ws.notes.create("quick", "zqquick body")
+        with ws.quick_reads():
+            assert [h.note.id for h in ws.notes.search("zqquick").hits] == [note.id]
+        held = threading.Event()
+        release = threading.Event()
+
+        def hold() -> None:  # as a rebuild does, for as long as it takes
+            with ws._searcher_lock:
+                held.set()
+                release.wait(10)
+
+        t = threading.Thread(target=hold)
+        t.start()
+        try:
+            assert held.wait(10)
+            assert not ws.reads_are_quick
+            started = time.monotonic()
+            with pytest.raises(WouldBlock), ws.quick_reads():
+                ws.notes.search("zqquick")
+            assert time.monotonic() - started < 2.0
+        finally:
+            release.set()
+            t.join(10)
+        assert [h.note.id for h in ws.notes.search("zqquick").hits] == [note.id]
+    finally:
+        ws.close()
+
+
+def test_quick_reads_leave_a_due_scan_to_a_thread(tmp_path, monkeypatch):
+    monkeypatch.setenv("CTXNOTES_NO_INOTIFY", "1")  # no inotify: a look at the folders may mean a full scan
+    ws = open_workspace(tmp_path / "w", rescan_interval=0.0)
+    try:
+        ws.notes.create("scan", "zqscan body")
+        assert not ws.reads_are_quick
+        (ws.root / "notes" / "note_20200101_000000_deadbeef.md").write_text(
+            "---\nid: note_20200101_000000_deadbeef\ntitle: outside\ntype: general\ntags: []\n"
+            "created_at: '2020-01-01T00:00:00Z'\nupdated_at: '2020-01-01T00:00:00Z'\n---\n\nzqoutside\n",
+            encoding="utf-8")
+        with pytest.raises(WouldBlock), ws.quick_reads():
+            ws.notes.search("zqoutside")
+        # the thread's attempt scans and finds it
+        assert [h.note.id for h in ws.notes.search("zqoutside").hits] == ["note_20200101_000000_deadbeef"]
+    finally:
+        ws.close()
+
+
+@pytest.mark.anyio
+async def test_a_search_waiting_for_a_rebuild_does_not_stop_the_server(tmp_path):
+    server = create_server(tmp_path / "ws")
+    try:
+        async with Client(server) as client:
+            r = await client.call_tool("note_create", {"title": "served", "content": "zqserved body"})
+            assert not r.is_error
+            ws = server.workspace_handle.get()  # type: ignore[attr-defined]
+            held = threading.Event()
+            release = threading.Event()
+
+            def hold() -> None:
+                with ws._searcher_lock:
+                    held.set()
+                    release.wait(10)
+
+            t = threading.Thread(target=hold)
+            t.start()
+            try:
+                assert held.wait(10)
+                results: dict[str, Any] = {}
+
+                async def search() -> None:
+                    results["search"] = await client.call_tool("note_search", {"query": "zqserved"})
+                    results["search_at"] = time.monotonic()
+
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(search)
+                    await anyio.sleep(0.2)
+                    # The loop answers other calls while the search waits (in a worker thread).
+                    listed = await client.call_tool("note_list", {})
+                    listed_at = time.monotonic()
+                    assert not listed.is_error and "search" not in results
+                    release.set()
+                assert results["search_at"] > listed_at
+                assert not results["search"].is_error
+                assert "zqserved" in str(results["search"].structured_content)
+            finally:
+                release.set()
+                t.join(10)
+    finally:
+        server.workspace_handle.close()  # type: ignore[attr-defined]
