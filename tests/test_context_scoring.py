@@ -114,3 +114,53 @@ def test_neighbours_reinforce_each_other_only_as_much_as_the_prior_allows():
     assert full[1] == 0.8 + 0.5 * 0.8          # two matching turns lift each other (a dialogue)
     assert none[1] == 0.8                        # in a log they do not
     assert none[0] == full[0] == 0.4             # a turn with nothing still inherits its neighbour's
+
+
+def test_a_question_with_an_aside_is_still_answered_by_the_next_speaker():
+    # Issue 14: people ask and then add an aside; the "?" need not end the turn. The reply
+    # links fully whatever the history's prior (asides repeated across a conversation pull it down).
+    texts = []
+    for k in range(40):
+        texts += [f"A: did you finish the race number {k}? Anyway, the weather is awful again.",
+                  f"B: yes, in {50 + k} minutes, and I did not walk once", f"A: I planted tomatoes {k}",
+                  f"B: Jealous! Which kind {k}?"]
+    links, _prior = link_structure(texts, ["user", "assistant"] * 80)
+    assert all(links[i] == 1.0 for i in range(0, len(links), 4))   # question with an aside -> reply
+    assert all(links[i] == 1.0 for i in range(2, len(links), 4))   # statement -> the other asking back
+
+
+def _scored(query: str, contents: list[str], roles: list[str]):
+    from context import packets as P
+    from context.select import PROFILES, score_packets
+    from context.packets import Packet
+    hist = [Packet(P.HISTORY, str(i), c, position=i, role=r) for i, (c, r) in enumerate(zip(contents, roles))]
+    score_packets(hist, query, PROFILES["knowledge"])
+    return hist
+
+
+def test_a_question_naming_one_speaker_prefers_that_speakers_turns(monkeypatch):
+    contents, roles = [], []
+    for k in range(30):
+        contents += [f"Melanie: I went to pottery class number {k}", f"Caroline: Melanie, pottery class {k}!"]
+        roles += ["user", "assistant"]
+    hist = _scored("What did Melanie do at pottery class?", contents, roles)
+    mel = [p.relevance for p in hist if p.content.startswith("Melanie")]
+    car = [p.relevance for p in hist if p.content.startswith("Caroline")]
+    assert min(mel) > max(car)
+    # Naming both speakers weighs no one down: the same scores as with the weighting off.
+    both = [p.relevance for p in _scored("What did Melanie and Caroline do at pottery class?", contents, roles)]
+    monkeypatch.setattr("context.select.SPEAKER_WEIGHT", 1.0)
+    unweighted = [p.relevance for p in _scored("What did Melanie and Caroline do at pottery class?", contents, roles)]
+    assert both == unweighted
+    # Off, the other speaker's turns (which name Melanie too) would not all rank below hers.
+    hist = _scored("What did Melanie do at pottery class?", contents, roles)
+    assert max(p.relevance for p in hist if p.content.startswith("Caroline")) > min(
+        p.relevance for p in hist if p.content.startswith("Melanie"))
+
+
+def test_an_unanswered_question_in_a_log_counts_less_than_a_statement():
+    contents = [f"09:{k:02d} home: my neighbour walks the dog number {k}" for k in range(30)]
+    contents[10] = "09:10 home: someone asked me: what does my uncle do for work? I could not remember."
+    contents[20] = "09:20 home: my uncle works as a head chef for work"
+    hist = _scored("What does my uncle do for work?", contents, ["user"] * 30)
+    assert hist[20].relevance > hist[10].relevance
