@@ -15,6 +15,7 @@ them (``notes/`` briefly unreadable) keeps them for the next attempt instead of 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import secrets
@@ -65,6 +66,8 @@ class FolderSync:
         self._reports = 0
         self._lost = False               # events were lost: the next look must be a full scan
         self._lock = threading.Lock()
+        self._token_lock = threading.Lock()
+        self._token_fd: int | None = None  # ``bump_token``'s kept descriptor (in the process that opened it)
 
     def start(self) -> None:
         """Start watching (before the first full scan, so that nothing changing after it is missed)."""
@@ -74,6 +77,8 @@ class FolderSync:
         if self.watcher is not None:
             self.watcher.close()
             self.watcher = None
+        with self._token_lock:
+            self._close_token()
 
     # -- inotify ----------------------------------------------------------------
     def poll(self) -> set[str] | None:
@@ -138,16 +143,31 @@ class FolderSync:
             return None
 
     def bump_token(self) -> bytes | None:
+        """Write a new token over the old one, in place: one ``pwrite`` of the same length on a kept
+        descriptor (an ``fstat`` checks the file still has a name), not an open, a truncation and a
+        close per write: each system call is a wait for the GIL, and a truncation a journal entry."""
         token = secrets.token_hex(16).encode()
-        try:
-            fd = os.open(self._token_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        with self._token_lock:
             try:
-                os.write(fd, token)
-            finally:
-                os.close(fd)
-        except OSError:  # the index folder is gone: the next read rebuilds it anyway
-            return None
+                fd = self._token_fd
+                if fd is not None and os.fstat(fd).st_nlink == 0:  # deleted (with .index/): a new file
+                    self._close_token()
+                    fd = None
+                if fd is None:
+                    fd = os.open(self._token_path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+                    self._token_fd = fd
+                    os.ftruncate(fd, len(token))  # readers read the whole file: nothing older after it
+                os.pwrite(fd, token, 0)
+            except OSError:  # the index folder is gone: the next read rebuilds it anyway
+                self._close_token()
+                return None
         return token
+
+    def _close_token(self) -> None:
+        fd, self._token_fd = self._token_fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     # -- stat ----------------------------------------------------------------------
     def stamps(self) -> dict[str, int] | None:

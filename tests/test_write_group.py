@@ -294,3 +294,25 @@ def test_committed_index_has_one_document_per_key_after_rewrites(tmp_path):
             assert [h.note.id for h in ws.notes.search(f"zqsecond{i}").hits] == [n.id]
     finally:
         ws.close()
+
+
+def test_the_change_token_is_rewritten_in_place_and_survives_its_file_being_deleted(tmp_path):
+    ws = open_workspace(tmp_path / "w")
+    try:
+        sync = ws._sync
+        path = ws.index_dir / "changes"
+        first = sync.bump_token()
+        assert first is not None and sync.read_token() == first == path.read_bytes()
+        inode = path.stat().st_ino
+        second = sync.bump_token()
+        assert second != first and path.read_bytes() == second and path.stat().st_ino == inode
+        path.unlink()  # e.g. someone deleted .index/: the next bump makes a file other processes can see
+        third = sync.bump_token()
+        assert third is not None and path.read_bytes() == third
+        path.write_bytes(b"x" * 60)  # a longer old content is cut off when the file is opened again
+        path.unlink()
+        path.write_bytes(b"y" * 60)
+        fourth = sync.bump_token()
+        assert path.read_bytes() == fourth
+    finally:
+        ws.close()
