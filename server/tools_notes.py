@@ -164,7 +164,9 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
                  output=output, limits=limits, take_warnings=take, inline=inline)
 
     def quick_reads() -> Any:
-        """Searches run on the event loop while they cannot wait (``Workspace.quick_reads``), else in a thread."""
+        """Searches and reads run on the event loop while they cannot wait (``Workspace.quick_reads``: inotify
+        reports changes, so a look at the folders is a few ``stat`` calls, and no rebuild holds the searcher),
+        else in a worker thread."""
         if not handle.is_open:  # opening the workspace waits: a worker thread does it
             return None
         opened = handle.get()
@@ -209,7 +211,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         return Reply(text, n)
     tool(note_read, "Read a note",
          "Read a note's full text (search and list show snippets).",
-         READ_ONLY, NoteOut)
+         READ_ONLY, NoteOut, inline=quick_reads)  # one file read, no lock: never a WouldBlock
 
     def note_update(
         note_id: NoteId,
