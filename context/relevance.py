@@ -71,15 +71,36 @@ def terms_of_query(query: str) -> list[str]:
 CJK_EDGE_WEIGHT = 0.5
 
 
+# A CJK character of the query that is a content word alone ("车", "岁"): the index holds it as a
+# unigram. It breaks ties among the turns about the same person ("于洋卖了旧车" over "于洋来吃饭")
+# where the question's bigram ("么车", "岁数") is not in the answer's wording.
+CJK_UNIGRAM_WEIGHT = 0.4
+
+
 def weighted_query_terms(query: str) -> dict[str, float]:
-    """Query terms with weights: content terms 1, CJK edge bigrams CJK_EDGE_WEIGHT."""
+    """Query terms with weights: content terms 1, CJK edge bigrams CJK_EDGE_WEIGHT, CJK content
+    characters CJK_UNIGRAM_WEIGHT."""
     content = terms_of_query(query)
     weights = {t: 1.0 for t in content}
     if CJK_EDGE_WEIGHT and content:
         for t in query_terms(query):
             if t not in weights and len(t) == 2 and is_cjk(t):
                 weights[t] = CJK_EDGE_WEIGHT
+    if CJK_UNIGRAM_WEIGHT and content:
+        for t in index_terms(query):
+            if len(t) == 1 and is_cjk(t) and t not in weights and is_content_term(t):
+                weights[t] = CJK_UNIGRAM_WEIGHT
     return weights
+
+
+# A run of overlapping query bigrams a turn holds counts as one unit: its best bigram, plus this
+# share of the others (see LexicalScorer.bm25_runs). 1.0: every bigram on its own.
+RUN_REST = 0.2
+
+
+def _overlaps(a: str, b: str) -> bool:
+    """Two CJK bigrams that follow each other in a text ("的生", "生日")."""
+    return len(a) == 2 and len(b) == 2 and a[1] == b[0] and is_cjk(a[1])
 
 
 class _Corpus:
@@ -215,6 +236,53 @@ class LexicalScorer:
                     scores[d + off] += idf * tf / (tf + k1 * (1.0 - b + b * lengths[d] / avg))
         return scores
 
+    def bm25_runs(self, weights: dict[str, float], order: Sequence[str], rest: float) -> list[float]:
+        """``bm25(weights)`` with each run of overlapping CJK bigrams that follow each other in the
+        query (``order``) and that a document all holds counted as one unit: its best term's score
+        plus ``rest`` times the others'. "的生日是" is one phrase, not three pieces of evidence; the
+        single bigram that names the person ("表哥") must not be outvoted by it."""
+        k1, b, avg = self.K1, self.B, self.avg_len or 1.0
+        per: dict[str, dict[int, float]] = {}
+        for term, w in weights.items():
+            got: dict[int, float] = {}
+            idf = self.idf(term) * w * (k1 + 1.0)
+            for ids, counts, lengths, lo, hi, off in self._slices(term):
+                for k in range(lo, hi):
+                    d = ids[k]
+                    tf = counts[k]
+                    got[d + off] = idf * tf / (tf + k1 * (1.0 - b + b * lengths[d] / avg))
+            if got:
+                per[term] = got
+        scores = [0.0] * self.n
+        # A CJK character counts where it stands outside the question's bigrams that hold it (学 of
+        # 大学 again is no news; 车 without 么车 is).
+        chars = {t: [b for b in weights if len(b) == 2 and t in b] for t in weights
+                 if len(t) == 1 and is_cjk(t)}
+        seq = [t for t in dict.fromkeys(order) if t in weights and t not in chars]
+        seq += [t for t in weights if t not in set(seq) and t not in chars]
+        linked = [k > 0 and _overlaps(seq[k - 1], seq[k]) for k in range(len(seq))]
+        docs: set[int] = set()
+        for got in per.values():
+            docs.update(got)
+        for d in docs:
+            total = best = run = prev = 0.0
+            for c, holders in chars.items():
+                v = per[c].get(d, 0.0) if c in per else 0.0
+                if v and not any(d in per.get(h, ()) for h in holders):
+                    total += v
+            for k, t in enumerate(seq):
+                v = per[t].get(d, 0.0) if t in per else 0.0
+                if not (linked[k] and prev):  # a new unit starts (or the run was broken)
+                    total += best + rest * (run - best)
+                    best = run = 0.0
+                prev = v
+                if v:
+                    run += v
+                    if v > best:
+                        best = v
+            scores[d] = total + best + rest * (run - best)
+        return scores
+
     def coverage(self, terms: Sequence[str]) -> list[float]:
         """Share of the query's IDF mass each document contains (0..1): all of the question beats part of it."""
         total = sum(self.idf(t) for t in terms) or 1.0
@@ -257,7 +325,8 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
     qterms = list(weights)
     if not qterms:
         return [0.0] * len(texts)
-    scores = scorer.bm25(weights)
+    scores = scorer.bm25_runs(weights, query_terms(query), RUN_REST) if RUN_REST < 1.0 \
+        else scorer.bm25(weights)
     if coverage_weight:
         cov = scorer.coverage(qterms)
         keep = 1.0 - coverage_weight
