@@ -90,7 +90,7 @@ PROFILES: dict[str, Profile] = {
 
 _QUESTION_RE = re.compile(
     r"^\s*(what|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|can|could|"
-    r"should|would|will|has|have|had)\b|[?？]\s*$|什么|怎么|为什么|哪|谁|何时|多少|吗[?？]?\s*$|是否",
+    r"should|would|will|has|have|had)\b|[?？]|什么|怎么|为什么|哪|谁|何时|多少|吗[?？]?\s*$|是否",
     re.IGNORECASE)
 _TASK_RE = re.compile(
     r"^\s*(please\s+)?(fix|implement|add|write|create|update|refactor|run|build|deploy|remove|delete|"
