@@ -53,7 +53,9 @@ SAFETY_RESCAN_INTERVAL = 300.0  # seconds between full scans in a watching serve
 RETRY_AFTER_ERROR = 2.0         # seconds before a refresh that failed is tried again (in the background)
 SAVE_WHEN_IDLE = 10.0           # seconds without writes before a changed catalogue is saved
 PAUSE_AT_MOST = 0.05            # seconds a background scan waits for running searches at one check
-QUICK_LOCK_WAIT = 0.05          # seconds a ``quick_reads`` search waits for the searcher (a swap takes a few ms)
+# ``quick_reads`` (a server's event loop) runs a search only if it is short and the searcher is free: a
+# query of many terms can take tens of ms at 100k notes, and the loop serves every other client meanwhile.
+QUICK_MAX_TERMS = 12
 
 
 class Collection(Protocol):
@@ -958,9 +960,11 @@ class Workspace:
             rebuilds = self._rebuilds
             pending = self._batch.snapshot()  # before the engine's searcher: see WriteBatch.done
             quick = getattr(self._quick, "on", False)
-            # In ``quick_reads`` mode a search waits for a searcher swap (a few ms), never for a rebuild.
-            if not self._searcher_lock.acquire(timeout=QUICK_LOCK_WAIT if quick else -1):
-                raise WouldBlock("the index is being rebuilt")
+            if quick and sum(len(u.terms) for u in units) > QUICK_MAX_TERMS:
+                raise WouldBlock("a long query is run where it may take its time")
+            # In ``quick_reads`` mode a search never waits for the searcher (a swap or a rebuild holds it).
+            if not self._searcher_lock.acquire(blocking=not quick):
+                raise WouldBlock("the searcher is busy")
             try:
                 try:  # the lock is released before any recovery, which takes the write locks
                     hits = self._index.search(units, filters, limit, match_all, exclude=pending.keys())

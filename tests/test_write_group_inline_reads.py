@@ -19,7 +19,7 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
 from notes_store import open_workspace
-from notes_store.workspace import WouldBlock
+from notes_store.workspace import QUICK_MAX_TERMS, WouldBlock
 from server.app import create_server
 from server.tool_kit import READ_ONLY, Limits, Reply, add_tool
 
@@ -86,6 +86,22 @@ def test_quick_reads_never_wait_for_a_held_searcher(tmp_path):
             release.set()
             t.join(10)
         assert [h.note.id for h in ws.notes.search("zqquick").hits] == [note.id]
+    finally:
+        ws.close()
+
+
+def test_quick_reads_leave_long_queries_to_a_thread(tmp_path):
+    """A query of many terms may take tens of ms on a large workspace: not on the event loop."""
+    ws = open_workspace(tmp_path / "w")
+    try:
+        note = ws.notes.create("long", "zqlong body")
+        long_query = "zqlong " + " ".join(f"word{i}" for i in range(QUICK_MAX_TERMS))
+        with pytest.raises(WouldBlock), ws.quick_reads():
+            ws.notes.search(long_query)
+        short_query = "zqlong " + " ".join(f"word{i}" for i in range(QUICK_MAX_TERMS - 1))
+        with ws.quick_reads():
+            assert [h.note.id for h in ws.notes.search(short_query).hits] == [note.id]
+        assert [h.note.id for h in ws.notes.search(long_query).hits] == [note.id]
     finally:
         ws.close()
 
