@@ -50,3 +50,54 @@ def test_a_single_character_word_breaks_ties_among_one_persons_turns(monkeypatch
     assert _rank(query, texts, target) == 0
     monkeypatch.setattr(relevance, "CJK_UNIGRAM_WEIGHT", 0.0)
     assert _rank(query, texts, target) > 0
+
+
+def test_a_question_followed_by_an_aside_is_a_question():
+    # "..., what is X? Thanks!" asks about the material: knowledge, not chat (no newest-turn bonus).
+    from context.select import decide_query_type
+    query = "Random thought from the bus: what is my coworker Hugo's favorite food? Thanks!"
+    assert decide_query_type(query, has_task_state=False, has_tool_results=False, has_sources=True) == "knowledge"
+    assert decide_query_type("Thanks, that was all.", has_task_state=False, has_tool_results=False,
+                             has_sources=True) == "chat"
+
+
+def _thread_log() -> tuple[list[str], str]:
+    """Hugo's thread comes in bursts; favourite foods are said of everyone, spread over the log."""
+    people = ["Carlos", "Maya", "Priya", "Tess", "Omar", "Lena", "Ivan", "Rosa", "Tom", "Ana", "Raj", "Kim",
+              "Eve", "Sam", "Noor", "Leo"]
+    foods = ["mac and cheese", "ramen", "tacos", "sushi", "curry", "paella", "pho", "gumbo", "chili", "pasta",
+             "dumplings", "bibimbap", "falafel", "risotto", "kimchi", "brisket"]
+    hugo = [["My coworker Hugo got a new bike.", "Hugo loves pierogi more than anything.",
+             "Hugo is flying home for the holidays."],
+            ["My coworker Hugo sent me a funny video.", "Hugo is 34 this year.", "Hugo asked about my weekend."],
+            ["Called my coworker Hugo in the evening.", "Hugo plays chess on Sundays.", "Hugo lives in Austin."]]
+    filler = ["The elevator was broken again.", "Paid the rent for this month.", "Spent the afternoon at the bookstore.",
+              "It rained all day.", "The subway was packed.", "Bought a lamp for the desk.", "Made soup for dinner.",
+              "Watched a documentary about whales."]
+    texts: list[str] = []
+    for k in range(16):
+        texts.append(f"My friend {people[k]} says her favorite food is {foods[k]}.")
+        texts.extend(filler[(k + j) % len(filler)] + f" ({k}.{j})" for j in range(8))
+        if k % 5 == 1:
+            texts.extend(hugo[k // 5])
+    return texts, "Hugo loves pierogi more than anything."
+
+
+def test_a_term_that_comes_in_bursts_names_the_thread(monkeypatch):
+    texts, target = _thread_log()
+    query = "What is my coworker Hugo's favorite food?"
+
+    def margin() -> float:
+        rel = lexical_relevance(query, texts)
+        return rel[texts.index(target)] - max(r for t, r in zip(texts, rel) if "favorite food" in t)
+
+    assert margin() > 0
+    monkeypatch.setattr(relevance, "BURST_WEIGHT", 0.0)  # the other people's favourite foods win
+    assert margin() < 0
+
+
+def test_burstiness_of_a_thread_and_of_a_spread_word():
+    texts, _target = _thread_log()
+    scorer = relevance.LexicalScorer([relevance.terms_of(t) for t in texts])
+    assert scorer.burstiness("hugo") > 0.5
+    assert scorer.burstiness("favorit") == 0.0
