@@ -63,10 +63,7 @@ def test_a_question_followed_by_an_aside_is_a_question():
 
 def _thread_log() -> tuple[list[str], str]:
     """Hugo's thread comes in bursts; favourite foods are said of everyone, spread over the log."""
-    people = ["Carlos", "Maya", "Priya", "Tess", "Omar", "Lena", "Ivan", "Rosa", "Tom", "Ana", "Raj", "Kim",
-              "Eve", "Sam", "Noor", "Leo"]
-    foods = ["mac and cheese", "ramen", "tacos", "sushi", "curry", "paella", "pho", "gumbo", "chili", "pasta",
-             "dumplings", "bibimbap", "falafel", "risotto", "kimchi", "brisket"]
+    people = [a + b for a in ("Ka", "Lo", "Mi", "Ne", "Ro", "Su", "Ta") for b in ("ra", "len", "dor", "vik")]
     hugo = [["My coworker Hugo got a new bike.", "Hugo loves pierogi more than anything.",
              "Hugo is flying home for the holidays."],
             ["My coworker Hugo sent me a funny video.", "Hugo is 34 this year.", "Hugo asked about my weekend."],
@@ -75,11 +72,11 @@ def _thread_log() -> tuple[list[str], str]:
               "It rained all day.", "The subway was packed.", "Bought a lamp for the desk.", "Made soup for dinner.",
               "Watched a documentary about whales."]
     texts: list[str] = []
-    for k in range(16):
-        texts.append(f"My friend {people[k]} says her favorite food is {foods[k]}.")
+    for k, name in enumerate(people):
+        texts.append(f"My friend {name} says her favorite food is dish number {k}.")
         texts.extend(filler[(k + j) % len(filler)] + f" ({k}.{j})" for j in range(8))
-        if k % 5 == 1:
-            texts.extend(hugo[k // 5])
+        if k % 10 == 4:
+            texts.extend(hugo[k // 10])
     return texts, "Hugo loves pierogi more than anything."
 
 
