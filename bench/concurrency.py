@@ -48,6 +48,7 @@ import queue
 import threading
 import os
 import random
+import statistics
 import shutil
 import socket
 import string
@@ -628,6 +629,33 @@ def _row(variant: str, client: str, load: str, ld: dict[str, Any]) -> str:
             f"{ld.get('errors', '—')} | {f(ld.get('load_average_before'))} |")
 
 
+def _median_rows(everything: list[dict[str, Any]]) -> list[str]:
+    """One row per variant, client and load: the median over rounds of calls/s, each p50/p95 and CPU."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for res in everything:
+        for load, ld in res["loads"].items():
+            groups.setdefault((res["variant"], res.get("client", "?"), load), []).append(ld)
+
+    def med(values: list[float | None]) -> float | None:
+        xs = [v for v in values if v is not None]
+        return statistics.median(xs) if xs else None
+
+    out = []
+    for (variant, kind, load), lds in sorted(groups.items()):
+        ops: dict[str, dict[str, float | None]] = {}
+        for op in ("search", "create", "update", "read"):
+            per = [(ld.get("ops") or {}).get(op) or {} for ld in lds]
+            if any(p.get("n") for p in per):
+                ops[op] = {"n": 1, "p50": med([p.get("p50") for p in per]), "p95": med([p.get("p95") for p in per])}
+        merged = {"calls_per_s": med([ld.get("calls_per_s") for ld in lds]), "ops": ops,
+                  "server_cpu_ms_per_call": med([ld.get("server_cpu_ms_per_call") for ld in lds]),
+                  "client_cpu_ms_per_call": med([ld.get("client_cpu_ms_per_call") for ld in lds]),
+                  "errors": sum(ld.get("errors", 0) for ld in lds),
+                  "load_average_before": med([ld.get("load_average_before") for ld in lds])}
+        out.append(_row(variant, kind, load, merged))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Interleaved runs of this revision and a baseline tree, SDK and raw clients: one line per load and run."""
     ap = argparse.ArgumentParser(prog="python -m bench.concurrency", description=main.__doc__)
@@ -660,20 +688,27 @@ def main(argv: list[str] | None = None) -> int:
               "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     rows: list[str] = []
     everything: list[dict[str, Any]] = []
+    # Interleaved load by load (base and new back to back on the same load, who goes first alternating), so
+    # that a change in the machine's load between two runs falls on both variants alike.
+    step = 0
     for r in range(args.runs):
-        order = variants if r % 2 == 0 else variants[::-1]  # alternate who goes first
-        for variant, tree in order:
-            for kind in kinds:
-                res = run(scratch, data, calls=args.calls, progress=lambda m: None, client=kind,
-                          server_pythonpath=tree, loads=loads)
-                everything.append({"variant": variant, "round": r, **res})
-                for load in loads:
+        for kind in kinds:
+            for load in loads:
+                order = variants if step % 2 == 0 else variants[::-1]
+                step += 1
+                for variant, tree in order:
+                    res = run(scratch, data, calls=args.calls, progress=lambda m: None, client=kind,
+                              server_pythonpath=tree, loads=(load,))
+                    everything.append({"variant": variant, "round": r, **res})
                     rows.append(_row(variant, kind, load, res["loads"][load]))
                     print(rows[-1], flush=True)
-                failed = [c for c in checks(res) if c[2] is False and "calls/s" not in c[0] and "p95" not in c[0]]
-                for target, figure, _ok in failed:
-                    print(f"  {variant}/{kind} correctness MISS: {target}: {figure}", flush=True)
+                    failed = [c for c in checks(res)
+                              if c[2] is False and "calls/s" not in c[0] and "p95" not in c[0]]
+                    for target, figure, _ok in failed:
+                        print(f"  {variant}/{kind} correctness MISS: {target}: {figure}", flush=True)
     print("\n" + "\n".join(header + sorted(rows, key=lambda x: x.split("|")[1:4])))
+    if args.runs > 1:
+        print(f"\nmedians of {args.runs} rounds:\n" + "\n".join(header[:2] + _median_rows(everything)))
     if args.json_out:
         args.json_out.write_text(json.dumps(everything, indent=1, default=str))
     return 0
