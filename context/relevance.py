@@ -98,12 +98,6 @@ def weighted_query_terms(query: str) -> dict[str, float]:
 RUN_REST = 0.2
 
 
-# A query term that comes in bursts (a thread's person) weighs up to 1 + BURST_WEIGHT times as
-# much (see LexicalScorer.burstiness).
-BURST_WEIGHT = 0.5
-BURST_GAP = 3
-
-
 def _overlaps(a: str, b: str) -> bool:
     """Two CJK bigrams that follow each other in a text ("的生", "生日")."""
     return len(a) == 2 and len(b) == 2 and a[1] == b[0] and is_cjk(a[1])
@@ -289,17 +283,6 @@ class LexicalScorer:
             scores[d] = total + best + rest * (run - best)
         return scores
 
-    def burstiness(self, term: str, gap: int = BURST_GAP) -> float:
-        """0..1: how much more often than chance the texts holding ``term`` follow each other within
-        ``gap`` texts. A person's name or the relation that names them comes in the bursts of their
-        thread; a word of what is said about anyone ("birthday", "food") is spread over all threads."""
-        ids = [d for d, _c in self.postings(term)]
-        if len(ids) < 3 or self.n < 4 * gap:
-            return 0.0
-        near = sum(b - a <= gap for a, b in zip(ids, ids[1:])) / (len(ids) - 1)
-        chance = min(1.0, gap * len(ids) / self.n)
-        return max(0.0, (near - chance) / (1.0 - chance)) if chance < 1.0 else 0.0
-
     def coverage(self, terms: Sequence[str]) -> list[float]:
         """Share of the query's IDF mass each document contains (0..1): all of the question beats part of it."""
         total = sum(self.idf(t) for t in terms) or 1.0
@@ -342,8 +325,6 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
     qterms = list(weights)
     if not qterms:
         return [0.0] * len(texts)
-    if BURST_WEIGHT:
-        weights = {t: w * (1.0 + BURST_WEIGHT * scorer.burstiness(t)) for t, w in weights.items()}
     scores = scorer.bm25_runs(weights, query_terms(query), RUN_REST) if RUN_REST < 1.0 \
         else scorer.bm25(weights)
     if coverage_weight:
