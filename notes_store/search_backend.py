@@ -107,6 +107,15 @@ class SearchBackend(Protocol):
         """Make committed changes (ours or another process's) visible to searches; True if anything changed."""
         ...
 
+    def prepare_refresh(self) -> object | None:
+        """The slow half of ``refresh`` (opening the new state), safe while searches run; None if nothing
+        changed. ``install_refresh`` then makes it visible, with no search running."""
+        ...
+
+    def install_refresh(self, prepared: object | None) -> bool:
+        """Make what ``prepare_refresh`` opened the state searches see; True if anything changed."""
+        ...
+
     def search(self, units: Sequence[QueryUnit], filters: Filters, limit: int, match_all: bool,
                exclude: Collection[str] = ()) -> Hits:
         """Top ``limit`` keys for the query among documents that pass ``filters``, skipping ``exclude``.

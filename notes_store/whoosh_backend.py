@@ -163,13 +163,18 @@ class WhooshBackend:
         return len(batch)
 
     def _new_searcher(self) -> None:
-        # The old searcher is not closed: a search in another thread may still be using it;
-        # its files close when the last reference goes.
+        self._install(self._open_searcher())
+
+    def _open_searcher(self) -> tuple[Any, int, tuple[int, int, int] | None]:
+        """A searcher on the latest commit, with its generation and table-of-contents stamp (no state changed)."""
         generation = self._ix.latest_generation()
         searcher = self._ix.searcher(weighting=BM25F())
-        self._toc_generation = generation
-        self._toc_stamp = self._stamp_of(generation)
-        self._searcher = searcher
+        return searcher, generation, self._stamp_of(generation)
+
+    def _install(self, opened: tuple[Any, int, tuple[int, int, int] | None]) -> None:
+        # The old searcher is not closed: a search in another thread may still be using it;
+        # its files close when the last reference goes.
+        self._searcher, self._toc_generation, self._toc_stamp = opened
         self._generation += 1
 
     def _stamp_of(self, generation: int) -> tuple[int, int, int] | None:
@@ -227,18 +232,30 @@ class WhooshBackend:
 
     def refresh(self) -> bool:
         """Open a new searcher if the committed index changed since the current one."""
+        return self.install_refresh(self.prepare_refresh())
+
+    def prepare_refresh(self) -> object | None:
+        """The slow half of ``refresh``: open a searcher on the latest commit (None if up to date), changing
+        nothing searches see, so it may run while searches do; ``install_refresh`` swaps it in."""
         searcher = self._searcher
         if searcher is None or self._ix is None:
             raise IndexCorrupt("index is not open")
         try:
             if searcher.up_to_date():
-                return False
+                return None
             # Not Searcher.refresh(): it reuses segment readers with stale
             # deletion sets (deleted notes come back) and fails on an empty index.
-            self._new_searcher()
-            return True
+            return self._open_searcher()
         except Exception as exc:
             raise IndexCorrupt(f"{type(exc).__name__}: {exc}") from exc
+
+    def install_refresh(self, prepared: object | None) -> bool:
+        """Swap in what ``prepare_refresh`` opened (no search may run meanwhile: the ranker's caches are
+        per generation); True if anything changed."""
+        if prepared is None:
+            return False
+        self._install(prepared)  # type: ignore[arg-type]
+        return True
 
     # -- reading -------------------------------------------------------------
     def _current(self) -> Any:

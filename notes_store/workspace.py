@@ -55,7 +55,7 @@ SAVE_WHEN_IDLE = 10.0           # seconds without writes before a changed catalo
 PAUSE_AT_MOST = 0.05            # seconds a background scan waits for running searches at one check
 # ``quick_reads`` (a server's event loop) runs a search only if it is short and the searcher is free: a
 # query of many terms can take tens of ms at 100k notes, and the loop serves every other client meanwhile.
-QUICK_MAX_TERMS = 12
+QUICK_MAX_TERMS = 32
 
 
 class Collection(Protocol):
@@ -579,8 +579,11 @@ class Workspace:
             rebuilds = self._rebuilds
             try:
                 self._index.write(puts, deletes)
+                # Opening the new searcher (files, system calls: each a wait for the GIL under load) happens
+                # beside running searches; only the swap waits for them, and searches wait only for the swap.
+                prepared = self._index.prepare_refresh()
                 with self._searcher_lock:  # waits for a running search; writers never wait for this
-                    self._index.refresh()
+                    self._index.install_refresh(prepared)
             except StorageError:  # disk full or similar: the writes stay pending and are retried
                 self._batch.restore_lazy(lazy)
                 raise
