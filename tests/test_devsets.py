@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.devsets import DEV_SEEDS, HELD_OUT_SEEDS, Conversation, memlog_set  # noqa: E402
 from bench.devsets.daily_logs import generate_daily_log  # noqa: E402
 from bench.devsets.dialogues import generate_dialogue  # noqa: E402
+from bench.devsets.diary_logs import generate_diary_log  # noqa: E402
 from bench.devsets.long_chats import generate_long_chat  # noqa: E402
 from bench.devsets.memlogs import HARD, generate_memlog  # noqa: E402
 from bench.devsets.statement_logs import generate_log  # noqa: E402
@@ -35,6 +36,7 @@ GENERATORS = {
     "zh-daily": lambda seed: generate_daily_log("zh", seed),
     "en-daily": lambda seed: generate_daily_log("en", seed),
     "en-longchat": generate_long_chat,
+    "zh-diary": generate_diary_log,
 }
 
 
@@ -71,8 +73,8 @@ def test_generation_is_deterministic(name):
 
 
 # The independently written sets phrase answers their own way (counts, comparisons): their own tests
-# (test_daily_logs.py, test_long_chats.py) check the answers' facts against the evidence.
-OWN_ANSWER_CHECKS = {"zh-daily", "en-daily", "en-longchat"}
+# (test_daily_logs.py, test_long_chats.py, test_diary_logs.py) check the answers' facts against the evidence.
+OWN_ANSWER_CHECKS = {"zh-daily", "en-daily", "en-longchat", "zh-diary"}
 
 
 @pytest.mark.parametrize("name", sorted(set(GENERATORS) - OWN_ANSWER_CHECKS))
@@ -205,6 +207,7 @@ DIGESTS = {
     "zh-daily": "27340d68b20d4188",
     "en-daily": "e7b52631233ff002",
     "en-longchat": "0bab97928080b2e5",
+    "zh-diary": "5edb31e766fec33a",
 }
 
 

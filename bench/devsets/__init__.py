@@ -18,6 +18,8 @@
   above, from the issue's description only, as an unseen check of what the selection was tuned on:
   MemDaily-shaped logs (pronoun turns, people known through others, count and comparison questions)
   and LoCoMo-shaped two-speaker conversations.
+- ``zh-diary`` (``bench.devsets.diary_logs``, CC0): a third MemDaily-shaped Chinese set by yet another
+  author, the unseen final check of a tuning round (nobody tunes on it).
 
 Every set is split into ``dev`` (tune on it) and ``held-out`` (report only) by seed.
 """
@@ -32,13 +34,14 @@ from pathlib import Path
 
 from .daily_logs import daily_log_set
 from .dialogues import generate_dialogue
+from .diary_logs import diary_log_set
 from .long_chats import long_chat_set
 from .memlogs import HARD, Difficulty, generate_memlog
 from .model import Conversation, DevSet, Question, Turn
 from .statement_logs import generate_log
 
 __all__ = ["Conversation", "DevSet", "Question", "Turn", "DEFAULT_LOCOMO", "DEV_SEEDS", "HELD_OUT_SEEDS",
-           "SET_NAMES", "all_sets", "daily_log_set", "dialogue_set", "hard_memlog_set", "interleave_sessions",
+           "SET_NAMES", "all_sets", "daily_log_set", "dialogue_set", "diary_log_set", "hard_memlog_set", "interleave_sessions",
            "load_locomo", "long_chat_set", "memlog_set", "statement_log_set", "strip_session"]
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -145,7 +148,7 @@ def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
 
 
 SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "zh-log", "en-log", "zh-memlog",
-             "en-memlog", "zh-memlog-hard", "en-memlog-hard", "zh-daily", "en-daily")
+             "en-memlog", "zh-memlog-hard", "en-memlog-hard", "zh-daily", "en-daily", "zh-diary")
 
 
 def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> list[DevSet]:
@@ -167,4 +170,7 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
             sets.append(make(lang, DEV_SEEDS, "dev"))
             if held_out:
                 sets.append(make(lang, HELD_OUT_SEEDS, "held-out"))
+    sets.append(diary_log_set(DEV_SEEDS, "dev"))
+    if held_out:
+        sets.append(diary_log_set(HELD_OUT_SEEDS, "held-out"))
     return sets

@@ -1,6 +1,6 @@
 """Print one generated history with its questions: ``python -m bench.devsets memlog zh 1``,
 ``python -m bench.devsets memlog-hard zh 1``, ``python -m bench.devsets dialogue 1``, ``python -m bench.devsets log en 2``,
-``python -m bench.devsets daily zh 1``, ``python -m bench.devsets longchat 1``."""
+``python -m bench.devsets daily zh 1``, ``python -m bench.devsets longchat 1``, ``python -m bench.devsets diary 1``."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ import sys
 
 from .daily_logs import generate_daily_log
 from .dialogues import generate_dialogue
+from .diary_logs import generate_diary_log
 from .long_chats import generate_long_chat
 from .memlogs import HARD, LANGS, generate_memlog
 from .model import Conversation
 from .statement_logs import generate_log
 
 USAGE = ("usage: python -m bench.devsets memlog {zh,en} SEED | memlog-hard {zh,en} SEED | dialogue SEED | "
-         "log {zh,en} SEED | daily {zh,en} SEED | longchat SEED")
+         "log {zh,en} SEED | daily {zh,en} SEED | longchat SEED | diary SEED")
 
 
 def _build(args: list[str]) -> Conversation:
@@ -30,6 +31,8 @@ def _build(args: list[str]) -> Conversation:
         return generate_dialogue(int(args[1]))
     if len(args) == 2 and args[0] == "longchat" and args[1].isdigit():
         return generate_long_chat(int(args[1]))
+    if len(args) == 2 and args[0] == "diary" and args[1].isdigit():
+        return generate_diary_log(int(args[1]))
     raise ValueError(USAGE)
 
 
