@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,6 +40,16 @@ class _CountingFsync:
         self.calls.append(str(folder))
         self.real(folder)
 
+
+
+def assert_reopened_count(root: Path, n: int) -> None:
+    """A fresh open (another process's view) lists ``n`` notes and indexes as many."""
+    again = open_workspace(root)
+    try:
+        assert again.notes.list(limit=200).total == n
+        assert again.index_count("note") == n
+    finally:
+        again.close()
 
 def test_a_group_lands_together_and_a_failed_revision_check_fails_alone(tmp_path, monkeypatch):
     ws = open_workspace(tmp_path / "w")
@@ -113,12 +124,7 @@ def test_a_group_lands_together_and_a_failed_revision_check_fails_alone(tmp_path
         ws.write_listeners.remove(listener)
     finally:
         ws.close()
-    again = open_workspace(tmp_path / "w")
-    try:
-        assert again.notes.list(limit=100).total == 5
-        assert again.index_count("note") == 5
-    finally:
-        again.close()
+    assert_reopened_count(tmp_path / "w", 5)
 
 
 def test_a_write_nested_in_a_held_workspace_does_not_queue(tmp_path):
@@ -165,12 +171,7 @@ def test_many_threads_writing_lose_nothing(tmp_path):
         assert ws._group == [] and not ws._group_leading
     finally:
         ws.close()
-    again = open_workspace(tmp_path / "w")
-    try:
-        assert again.notes.list(limit=200).total == 91
-        assert again.index_count("note") == 91
-    finally:
-        again.close()
+    assert_reopened_count(tmp_path / "w", 91)
 
 
 THREADED_COUNTER = r"""

@@ -59,24 +59,30 @@ async def test_an_inline_tool_runs_on_the_event_loop_and_falls_back_to_a_thread(
     assert guards == ["entered", "entered"]
 
 
+def hold_the_searcher(ws: Any, release: threading.Event) -> threading.Thread:
+    """A thread holding the workspace's searcher lock, as a rebuild does, until ``release`` is set."""
+    held = threading.Event()
+
+    def hold() -> None:
+        with ws._searcher_lock:
+            held.set()
+            release.wait(10)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    assert held.wait(10)
+    return t
+
+
 def test_quick_reads_never_wait_for_a_held_searcher(tmp_path):
     ws = open_workspace(tmp_path / "w")
     try:
         note = ws.notes.create("quick", "zqquick body")
         with ws.quick_reads():
             assert [h.note.id for h in ws.notes.search("zqquick").hits] == [note.id]
-        held = threading.Event()
         release = threading.Event()
-
-        def hold() -> None:  # as a rebuild does, for as long as it takes
-            with ws._searcher_lock:
-                held.set()
-                release.wait(10)
-
-        t = threading.Thread(target=hold)
-        t.start()
+        t = hold_the_searcher(ws, release)
         try:
-            assert held.wait(10)
             assert not ws.reads_are_quick
             started = time.monotonic()
             with pytest.raises(WouldBlock), ws.quick_reads():
@@ -132,18 +138,9 @@ async def test_a_search_waiting_for_a_rebuild_does_not_stop_the_server(tmp_path)
             r = await client.call_tool("note_create", {"title": "served", "content": "zqserved body"})
             assert not r.is_error
             ws = server.workspace_handle.get()  # type: ignore[attr-defined]
-            held = threading.Event()
             release = threading.Event()
-
-            def hold() -> None:
-                with ws._searcher_lock:
-                    held.set()
-                    release.wait(10)
-
-            t = threading.Thread(target=hold)
-            t.start()
+            t = hold_the_searcher(ws, release)
             try:
-                assert held.wait(10)
                 results: dict[str, Any] = {}
 
                 async def search() -> None:
