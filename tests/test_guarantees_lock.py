@@ -22,7 +22,9 @@ from notes_store import open_workspace
 PER_PROCESS = 40
 WORKER_TIMEOUT = 180
 
-COUNTER_WORKER = r"""
+# A worker that opens the workspace, reads the counter note and waits at the barrier (shared by the
+# counter workers here and in test_write_group.py).
+COUNTER_START = r"""
 import json, os, sys, time
 from pathlib import Path
 from notes_store import open_workspace
@@ -34,6 +36,9 @@ Path(f"{barrier}.ready-{os.getpid()}").touch()
 deadline = time.monotonic() + 60
 while not barrier.exists() and time.monotonic() < deadline:
     time.sleep(0.001)
+"""
+
+COUNTER_WORKER = COUNTER_START + r"""
 conflicts = 0
 for _ in range(n):
     while True:

@@ -22,6 +22,7 @@ import pytest
 from notes_store import open_workspace
 from notes_store import workspace as workspace_module
 from notes_store.errors import Conflict
+from test_guarantees_lock import COUNTER_START
 
 
 def _wait_for(predicate: Any, timeout: float = 10.0) -> None:
@@ -174,18 +175,8 @@ def test_many_threads_writing_lose_nothing(tmp_path):
     assert_reopened_count(tmp_path / "w", 91)
 
 
-THREADED_COUNTER = r"""
-import json, os, sys, threading, time
-from pathlib import Path
-from notes_store import open_workspace
-from notes_store.errors import Conflict
-root, note_id, n, barrier = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
-ws = open_workspace(root)
-ws.notes.read(note_id)
-Path(f"{barrier}.ready-{os.getpid()}").touch()
-deadline = time.monotonic() + 60
-while not barrier.exists() and time.monotonic() < deadline:
-    time.sleep(0.001)
+THREADED_COUNTER = COUNTER_START + r"""
+import threading
 conflicts = [0]
 created = []
 def work():
