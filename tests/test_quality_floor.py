@@ -24,8 +24,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.devsets import (  # noqa: E402
-    DEFAULT_LOCOMO, DEV_SEEDS, DevSet, daily_log_set, dialogue_set, hard_memlog_set, interleave_sessions,
-    load_locomo, memlog_set, statement_log_set)
+    DEFAULT_LOCOMO, DEV_SEEDS, Conversation, DevSet, Question, daily_log_set, dialogue_set, hard_memlog_set,
+    interleave_sessions, load_locomo, memlog_set, statement_log_set)
 from bench.devsets.memlogs import HARD, generate_memlog  # noqa: E402
 from bench.quality import bm25_order, evaluate  # noqa: E402
 from context import TokenCounter, build_context  # noqa: E402
@@ -103,14 +103,13 @@ def test_daily_logs_lead_plain_bm25(lang):
         assert m["build_context"][b] >= LEAD * m["bm25"][b], (b, m)
 
 
-@pytest.mark.parametrize("lang", ["zh", "en"])
-def test_daily_log_turns_plain_bm25_packs_first_are_never_pushed_out(lang):
-    """The per-question reserve check of the next test, on a daily log (seed 1, all questions)."""
+def _assert_bm25_first_turns_kept(conv: Conversation, questions: list[Question]) -> None:
+    """Per question and budget: every turn plain BM25 greedy packs into the first tenth of the budget is
+    in build_context's output."""
     counter = TokenCounter("cl100k_base")
-    conv = daily_log_set(lang, DEV_SEEDS[:1], "dev").conversations[0]
     contents = [t["content"] for t in conv.history]
     scorer = LexicalScorer([terms_of(c) for c in contents])
-    for q in conv.questions:
+    for q in questions:
         order = bm25_order(scorer, q["question"])
         for b in BUDGETS:
             res = build_context(q["question"], history=conv.history, max_tokens=b, reserve_ratio=0,
@@ -121,6 +120,13 @@ def test_daily_log_turns_plain_bm25_packs_first_are_never_pushed_out(lang):
                 if used > b // 10:
                     break
                 assert contents[i] in (res.context or ""), (q["question"], b, contents[i])
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_daily_log_turns_plain_bm25_packs_first_are_never_pushed_out(lang):
+    """The per-question reserve check of the next test, on a daily log (seed 1, all questions)."""
+    conv = daily_log_set(lang, DEV_SEEDS[:1], "dev").conversations[0]
+    _assert_bm25_first_turns_kept(conv, conv.questions)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -128,21 +134,8 @@ def test_turns_plain_bm25_packs_first_are_never_pushed_out(lang):
     """Per question, not on average: the turns plain BM25 greedy packs into the first tenth of the
     budget are all in build_context's output, whatever recency, neighbours, proximity or
     specificity say (the reserve takes a fifth of the room; a tenth leaves margin for day headers)."""
-    counter = TokenCounter("cl100k_base")
     conv = generate_memlog(lang, 101, difficulty=HARD, with_timestamps=True)
-    contents = [t["content"] for t in conv.history]
-    scorer = LexicalScorer([terms_of(c) for c in contents])
-    for q in conv.questions[:25]:
-        order = bm25_order(scorer, q["question"])
-        for b in BUDGETS:
-            res = build_context(q["question"], history=conv.history, max_tokens=b, reserve_ratio=0,
-                                include_notes=False, include_memory=False)
-            used = 0
-            for i in order:
-                used += counter.count(contents[i]) + 1
-                if used > b // 10:
-                    break
-                assert contents[i] in (res.context or ""), (q["question"], b, contents[i])
+    _assert_bm25_first_turns_kept(conv, conv.questions[:25])
 
 
 def test_generated_dialogues_keep_their_lead_over_plain_bm25():
