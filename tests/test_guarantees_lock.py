@@ -36,18 +36,21 @@ Path(f"{barrier}.ready-{os.getpid()}").touch()
 deadline = time.monotonic() + 60
 while not barrier.exists() and time.monotonic() < deadline:
     time.sleep(0.001)
+def increment():
+    conflicts = 0
+    while True:  # compare and swap: read, write with the revision read, again on a conflict
+        note = ws.notes.read(note_id)
+        try:
+            ws.notes.update(note_id, content=str(int(note.content) + 1), expected_revision=note.revision)
+            return conflicts
+        except Conflict:
+            conflicts += 1
 """
 
 COUNTER_WORKER = COUNTER_START + r"""
 conflicts = 0
 for _ in range(n):
-    while True:
-        note = ws.notes.read(note_id)
-        try:
-            ws.notes.update(note_id, content=str(int(note.content) + 1), expected_revision=note.revision)
-            break
-        except Conflict:
-            conflicts += 1
+    conflicts += increment()
 ws.close()
 print(json.dumps({"conflicts": conflicts}))
 """

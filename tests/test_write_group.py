@@ -52,6 +52,7 @@ def assert_reopened_count(root: Path, n: int) -> None:
     finally:
         again.close()
 
+
 def test_a_group_lands_together_and_a_failed_revision_check_fails_alone(tmp_path, monkeypatch):
     ws = open_workspace(tmp_path / "w")
     try:
@@ -182,13 +183,7 @@ created = []
 def work():
     for _ in range(n):
         created.append(ws.notes.create("side", "created beside the counter").id)
-        while True:
-            note = ws.notes.read(note_id)
-            try:
-                ws.notes.update(note_id, content=str(int(note.content) + 1), expected_revision=note.revision)
-                break
-            except Conflict:
-                conflicts[0] += 1
+        conflicts[0] += increment()
 threads = [threading.Thread(target=work) for _ in range(3)]
 for t in threads: t.start()
 for t in threads: t.join()
