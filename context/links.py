@@ -250,13 +250,19 @@ def _fresh(texts: list[str], roles: list[str | None], segments: list[str] | None
 def _is_reply(text: str, role: str | None, nxt: str, nxt_role: str | None, nxt_terms: frozenset[str]) -> bool:
     """Turn ``nxt`` answers ``text``: another speaker, after a question (anywhere in the turn), too
     short to stand alone, or asking back about what was just said."""
-    if role == nxt_role and speaker_of(text) == speaker_of(nxt):
+    if same_speaker(text, role, nxt, nxt_role):
         return False
-    return _asks(text) or len(nxt_terms) <= SHORT_REPLY_TERMS or _asks(nxt)
+    return asks(text) or len(nxt_terms) <= SHORT_REPLY_TERMS or asks(nxt)
 
 
-def _asks(text: str) -> bool:
+def asks(text: str) -> bool:
+    """The turn asks something (a "?" anywhere: people ask and then add an aside)."""
     return "?" in text or "？" in text
+
+
+def same_speaker(text: str, role: str | None, other: str, other_role: str | None) -> bool:
+    """Two turns by one speaker: the same role and the same "Name:" prefix (or none)."""
+    return role == other_role and speaker_of(text) == speaker_of(other)
 
 
 @lru_cache(maxsize=65536)

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from . import packets as P
 from .packets import Packet
 from .dedup import NearDuplicates
-from .links import link_structure, speaker_of, spread_along_links
+from .links import asks, link_structure, same_speaker, speaker_of, spread_along_links
 from .proximity import proximity
 from .relevance import join_analysed, lexical_relevance, plain_bm25, specificity, terms_of
 
@@ -185,9 +185,9 @@ def _weigh_unanswered_questions(history: list[Packet]) -> None:
     dialogue the reply is next and relevance has spread to it; in a log of one voice nothing
     answers, and the asking turn counts UNANSWERED_QUESTION_WEIGHT as much."""
     for k, p in enumerate(history):
-        if p.relevance and ("?" in p.content or "？" in p.content):
+        if p.relevance and asks(p.content):
             nxt = history[k + 1] if k + 1 < len(history) else None
-            if nxt is None or (nxt.role == p.role and speaker_of(nxt.content) == speaker_of(p.content)):
+            if nxt is None or same_speaker(p.content, p.role, nxt.content, nxt.role):
                 p.relevance *= UNANSWERED_QUESTION_WEIGHT
 
 
