@@ -220,20 +220,27 @@ class LexicalScorer:
     def idf(self, term: str) -> float:
         return bm25_idf(self.n, self.df(term))
 
-    def bm25(self, weights: dict[str, float]) -> list[float]:
-        """BM25 of each document for weighted query terms (work in the terms' postings only)."""
-        scores = [0.0] * self.n
+    def term_scores(self, term: str, weight: float = 1.0) -> dict[int, float]:
+        """Document -> BM25 contribution of one weighted term (work in the term's postings only)."""
+        got: dict[int, float] = {}
+        parts = self._slices(term)
+        if not parts:
+            return got
         k1, b, avg = self.K1, self.B, self.avg_len or 1.0
+        idf = self.idf(term) * weight * (k1 + 1.0)
+        for ids, counts, lengths, lo, hi, off in parts:
+            for k in range(lo, hi):
+                d = ids[k]
+                tf = counts[k]
+                got[d + off] = idf * tf / (tf + k1 * (1.0 - b + b * lengths[d] / avg))
+        return got
+
+    def bm25(self, weights: dict[str, float]) -> list[float]:
+        """BM25 of each document for weighted query terms."""
+        scores = [0.0] * self.n
         for term, w in weights.items():
-            parts = self._slices(term)
-            if not parts:
-                continue
-            idf = self.idf(term) * w * (k1 + 1.0)
-            for ids, counts, lengths, lo, hi, off in parts:
-                for k in range(lo, hi):
-                    d = ids[k]
-                    tf = counts[k]
-                    scores[d + off] += idf * tf / (tf + k1 * (1.0 - b + b * lengths[d] / avg))
+            for d, v in self.term_scores(term, w).items():
+                scores[d] += v
         return scores
 
     def bm25_runs(self, weights: dict[str, float], order: Sequence[str], rest: float) -> list[float]:
@@ -241,30 +248,30 @@ class LexicalScorer:
         query (``order``) and that a document all holds counted as one unit: its best term's score
         plus ``rest`` times the others'. "的生日是" is one phrase, not three pieces of evidence; the
         single bigram that names the person ("表哥") must not be outvoted by it."""
-        k1, b, avg = self.K1, self.B, self.avg_len or 1.0
-        per: dict[str, dict[int, float]] = {}
-        for term, w in weights.items():
-            got: dict[int, float] = {}
-            idf = self.idf(term) * w * (k1 + 1.0)
-            for ids, counts, lengths, lo, hi, off in self._slices(term):
-                for k in range(lo, hi):
-                    d = ids[k]
-                    tf = counts[k]
-                    got[d + off] = idf * tf / (tf + k1 * (1.0 - b + b * lengths[d] / avg))
-            if got:
-                per[term] = got
-        scores = [0.0] * self.n
+        per = {t: got for t, w in weights.items() if (got := self.term_scores(t, w))}
         # A CJK character counts where it stands outside the question's bigrams that hold it (学 of
         # 大学 again is no news; 车 without 么车 is).
         chars = {t: [b for b in weights if len(b) == 2 and t in b] for t in weights
                  if len(t) == 1 and is_cjk(t)}
         seq = [t for t in dict.fromkeys(order) if t in weights and t not in chars]
-        seq += [t for t in weights if t not in set(seq) and t not in chars]
+        in_seq = set(seq)
+        seq += [t for t in weights if t not in in_seq and t not in chars]
         linked = [k > 0 and _overlaps(seq[k - 1], seq[k]) for k in range(len(seq))]
-        docs: set[int] = set()
-        for got in per.values():
-            docs.update(got)
-        for d in docs:
+        # Where a document holds no two linked bigrams side by side and no character beside a bigram
+        # holding it, every term is a unit of its own: the plain sum, added in the order below.
+        scores = [0.0] * self.n
+        for t in [*chars, *seq]:
+            for d, v in per.get(t, {}).items():
+                scores[d] += v
+        touched: set[int] = set()
+        for c, holders in chars.items():
+            for h in holders:
+                if c in per and h in per:
+                    touched |= per[c].keys() & per[h].keys()
+        for k in range(1, len(seq)):
+            if linked[k] and seq[k - 1] in per and seq[k] in per:
+                touched |= per[seq[k - 1]].keys() & per[seq[k]].keys()
+        for d in touched:
             total = best = run = prev = 0.0
             for c, holders in chars.items():
                 v = per[c].get(d, 0.0) if c in per else 0.0
