@@ -123,6 +123,12 @@ class WouldBlock(Exception):
     nothing was changed; run it again where waiting is fine (a worker thread)."""
 
 
+class _QuickReads(threading.local):
+    """Per thread: inside ``Workspace.quick_reads`` (an event loop that must not wait)."""
+
+    on = False
+
+
 class _FolderUnreadable(Exception):
     """A folder could not be read right now: apply nothing, keep the changes pending, retry."""
 
@@ -191,7 +197,7 @@ class Workspace:
         self._temp_sweep_due = False  # temp files left to delete (see ``_load_catalogue``)
         self._reads = 0  # searches running now: the background scan steps aside for them
         self._reads_lock = threading.Lock()
-        self._quick = threading.local()  # ``quick_reads``: this thread must not wait (an event loop)
+        self._quick = _QuickReads()  # ``quick_reads``: this thread must not wait (an event loop)
         self._open()
 
     # -- layout --------------------------------------------------------------
@@ -632,7 +638,7 @@ class Workspace:
                 if (not due and self._sync.read_token() == self._seen_changes
                         and self._sync.stamps() == self._stamps):
                     return
-            if getattr(self._quick, "on", False):
+            if self._quick.on:
                 raise WouldBlock("a scan of the folders is due")
             self._full_refresh(wait, polite)
         except _FolderUnreadable as exc:
@@ -853,7 +859,7 @@ class Workspace:
     # -- rebuilding ----------------------------------------------------------
     def _recover(self, reason: str, rebuilds_seen: int) -> None:
         """The one way back from a damaged index: rebuild it from the files (once, however many noticed)."""
-        if getattr(self._quick, "on", False):
+        if self._quick.on:
             raise WouldBlock(f"the index needs a rebuild: {reason}")
         with self._mutex, self.lock.hold(), self._index_lock:
             if self._rebuilds != rebuilds_seen:
@@ -932,7 +938,7 @@ class Workspace:
         For a server's event loop: a search run there skips two thread hand-offs of the GIL (each up to
         the 5 ms switch interval under load), and one that would wait is run again in a worker thread.
         """
-        before = getattr(self._quick, "on", False)
+        before = self._quick.on
         self._quick.on = True
         try:
             yield
@@ -962,7 +968,7 @@ class Workspace:
         for attempt in range(3):
             rebuilds = self._rebuilds
             pending = self._batch.snapshot()  # before the engine's searcher: see WriteBatch.done
-            quick = getattr(self._quick, "on", False)
+            quick = self._quick.on
             if quick and sum(len(u.terms) for u in units) > QUICK_MAX_TERMS:
                 raise WouldBlock("a long query is run where it may take its time")
             # In ``quick_reads`` mode a search never waits for the searcher (a swap or a rebuild holds it).

@@ -170,7 +170,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         if not handle.is_open:  # opening the workspace waits: a worker thread does it
             return None
         opened = handle.get()
-        return opened.quick_reads() if getattr(opened, "reads_are_quick", False) else None
+        return opened.quick_reads() if opened.reads_are_quick else None
 
     def note_create(
         title: str,
