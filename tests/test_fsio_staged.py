@@ -89,14 +89,19 @@ def test_a_writer_killed_between_temp_write_and_rename_leaves_no_note(tmp_path):
         ws.close()
 
 
+def _stage_swept_note(files):
+    """A note staged (temp file written and fsynced, not yet renamed): its id, bytes and staged write."""
+    item_id = files.new_id()
+    data = (f"---\nid: {item_id}\ntitle: Swept\ntype: general\ntags: []\ncreated_at: 2026-01-01T00:00:00Z\n"
+            "updated_at: 2026-01-01T00:00:00Z\n---\n# Swept\n\nzqsweptword\n").encode()
+    return item_id, data, files.stage(item_id, data)
+
+
 def test_a_temp_file_swept_before_the_rename_is_written_again(tmp_path):
     ws = open_workspace(tmp_path / "w")
     try:
         files = ws.notes.files
-        item_id = files.new_id()
-        data = (f"---\nid: {item_id}\ntitle: Swept\ntype: general\ntags: []\ncreated_at: 2026-01-01T00:00:00Z\n"
-                "updated_at: 2026-01-01T00:00:00Z\n---\n# Swept\n\nzqsweptword\n").encode()
-        staged = files.stage(item_id, data)
+        item_id, data, staged = _stage_swept_note(files)
         os.unlink(staged.file.tmp)  # what a workspace opening in another process does to temp files
         with ws.writing():
             files.commit(staged)
@@ -174,10 +179,7 @@ def test_a_temp_file_swept_again_after_the_rewrite_is_a_clear_error(tmp_path, mo
     ws = open_workspace(tmp_path / "w")
     try:
         files = ws.notes.files
-        item_id = files.new_id()
-        data = (f"---\nid: {item_id}\ntitle: Swept\ntype: general\ntags: []\ncreated_at: 2026-01-01T00:00:00Z\n"
-                "updated_at: 2026-01-01T00:00:00Z\n---\n# Swept\n\nzqsweptword\n").encode()
-        staged = files.stage(item_id, data)
+        item_id, data, staged = _stage_swept_note(files)
         os.unlink(staged.file.tmp)
         real = fsio.stage_write
 
