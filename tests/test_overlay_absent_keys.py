@@ -1,0 +1,70 @@
+"""Uncommitted writes hide their committed copies: the keys the index is known not to hold (issue 16).
+
+A search excludes the committed copy of every key the overlay holds; the backend remembers which of those
+keys the index does not hold at all (most are new notes) and keeps that knowledge from one of its own
+commits to the next, forgetting the keys those commits added, and everything when another writer (a
+CLI, another server) committed in between. A key remembered wrongly would show its old committed text
+beside (or instead of) its new uncommitted one. Real files, a real Whoosh index.
+"""
+
+from __future__ import annotations
+
+from notes_store import open_workspace
+from notes_store.analysis import query_units
+from notes_store.search_backend import Filters, IndexEntry
+from notes_store.whoosh_backend import WhooshBackend
+
+
+def _entry(key: str, text: str) -> IndexEntry:
+    return IndexEntry(key=key, kind="note", type="general", tags=[], updated=1.0, title="t", text=text)
+
+
+def _keys(backend: WhooshBackend, query: str, exclude: set[str]) -> list[str]:
+    hits = backend.search(query_units(query), Filters(kind="note"), 10, True, exclude=exclude)
+    return [key for key, _score in hits.ranked]
+
+
+def test_a_note_rewritten_after_its_commit_hides_its_committed_text(tmp_path):
+    ws = open_workspace(tmp_path / "w", commit_delay=60.0)  # commits only when flushed here
+    try:
+        note = ws.notes.create("absent check", "zebraword in the first version")
+        assert [h.note.id for h in ws.notes.search("zebraword").hits] == [note.id]  # from the overlay: not committed
+        ws.flush()  # committed now, by this backend's own commit
+        ws.notes.update(note.id, content="quokkaword in the second version")
+        assert ws.uncommitted == 1
+        assert ws.notes.search("zebraword").hits == []  # the committed first version is hidden
+        assert [h.note.id for h in ws.notes.search("quokkaword").hits] == [note.id]
+        ws.flush()
+        assert ws.notes.search("zebraword").hits == []
+        assert [h.note.id for h in ws.notes.search("quokkaword").hits] == [note.id]
+    finally:
+        ws.close()
+
+
+def test_a_commit_by_another_writer_forgets_every_absent_key(tmp_path):
+    folder = tmp_path / "whoosh"
+    mine = WhooshBackend(folder)
+    mine.create([_entry("notes/a.md", "alpha")])
+    assert _keys(mine, "zebraword", {"notes/k.md"}) == []  # learns: notes/k.md is not in the index
+    other = WhooshBackend(folder)  # another process's backend on the same index
+    assert other.open()
+    other.write([_entry("notes/k.md", "zebraword from the other writer")], [])
+    other.close()
+    mine.write([_entry("notes/b.md", "beta")], [])  # our own commit, installed below
+    assert mine.refresh()
+    # notes/k.md is in the index now (the other writer's commit): excluded, it must stay hidden.
+    assert _keys(mine, "zebraword", {"notes/k.md"}) == []
+    assert _keys(mine, "zebraword", set()) == ["notes/k.md"]
+    mine.close()
+
+
+def test_own_commits_keep_what_they_did_not_add(tmp_path):
+    mine = WhooshBackend(tmp_path / "whoosh")
+    mine.create([_entry("notes/a.md", "alpha")])
+    assert _keys(mine, "alpha", {"notes/n.md", "notes/m.md"}) == ["notes/a.md"]
+    assert mine._absent == {"notes/n.md", "notes/m.md"}
+    mine.write([_entry("notes/n.md", "alpha again")], [])
+    assert mine.refresh()
+    assert mine._absent == {"notes/m.md"}  # notes/n.md was added by the commit
+    assert _keys(mine, "alpha", {"notes/n.md", "notes/m.md"}) == ["notes/a.md"]
+    mine.close()
