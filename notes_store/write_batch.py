@@ -78,17 +78,22 @@ def search_overlay(pending: dict[str, Pending], units: Sequence[QueryUnit], filt
                    match_all: bool, stats: Callable[[Iterable[str]], CorpusStats]) -> list[tuple[str, float]]:
     """Every uncommitted entry that matches, with its BM25 score against the committed corpus' statistics."""
     query_terms = list(dict.fromkeys(t for u in units for t in u.terms))
+    wanted = set(query_terms)
+    # Every unit's terms present is every query term present (a set test in C per entry); phrases of
+    # two or more terms also need their order. Filters last: few entries hold the terms.
+    phrases = [u.terms for u in units if u.is_phrase and len(u.terms) > 1] if match_all else []
     matches: list[tuple[str, Pending]] = []
     for key, item in pending.items():
-        if item.entry is None or not filters.accepts(item.entry):
+        entry = item.entry
+        if entry is None:
             continue
         terms = item.terms
         if match_all:
-            ok = all(all(t in terms for t in u.terms) and (not u.is_phrase or _has_phrase(terms, u.terms))
-                     for u in units)
-        else:
-            ok = any(t in terms for t in query_terms)
-        if ok:
+            if not wanted <= terms.keys() or (phrases and not all(_has_phrase(terms, p) for p in phrases)):
+                continue
+        elif terms.keys().isdisjoint(wanted):
+            continue
+        if filters.accepts(entry):
             matches.append((key, item))
     if not matches:
         return []
