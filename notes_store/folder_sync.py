@@ -53,6 +53,16 @@ class Reported(set[str]):
         self.seen = dict(pending)
 
 
+class ScanStart:
+    """Taken just before a full scan (``FolderSync.begin_scan``): what the scan may settle in ``applied``."""
+
+    __slots__ = ("reports", "losses")
+
+    def __init__(self, reports: int, losses: int) -> None:
+        self.reports = reports  # keys reported up to this report number
+        self.losses = losses    # and the lost events up to this count
+
+
 class FolderSync:
     """Change detection for the folders of one workspace (``{kind: folder name}``)."""
 
@@ -65,6 +75,7 @@ class FolderSync:
         self._pending: dict[str, int] = {}  # keys inotify reported and nobody has applied yet -> report number
         self._reports = 0
         self._lost = False               # events were lost: the next look must be a full scan
+        self._losses = 0                 # times events were lost (see ``ScanStart``)
         self._lock = threading.Lock()
         self._token_lock = threading.Lock()
         self._token_fd: int | None = None  # ``bump_token``'s kept descriptor (in the process that opened it)
@@ -86,29 +97,46 @@ class FolderSync:
         if self.watcher is None:
             return None
         with self._lock:
-            keys = self.watcher.changes()
-            if keys is None:
-                self._lost = True
-            else:
-                self._report(keys)
+            self._drain()
             if self._lost:
                 return None
             return Reported(self._pending)
+
+    def begin_scan(self) -> ScanStart:
+        """Call just before a full scan; pass the result to ``applied`` once the scan is applied: keys
+        reported (and events lost) after this stay pending, the scan may have looked before they changed."""
+        with self._lock:
+            if self.watcher is not None:
+                self._drain()
+            return ScanStart(self._reports, self._losses)
+
+    def _drain(self) -> None:
+        assert self.watcher is not None
+        keys = self.watcher.changes()
+        if keys is None:
+            self._lost = True
+            self._losses += 1
+        else:
+            self._report(keys)
 
     def _report(self, keys: set[str]) -> None:
         for key in keys:
             self._reports += 1
             self._pending[key] = self._reports
 
-    def applied(self, keys: set[str] | None) -> None:
-        """The changes to ``keys`` (None: all, after a full scan) are in the catalogue now.
+    def applied(self, keys: set[str] | ScanStart) -> None:
+        """The changes to ``keys`` (a ``ScanStart``: all reported before that full scan began) are in the
+        catalogue now.
 
         Keys a ``poll`` returned stay pending when reported again since that poll (by another
         thread's poll): the file changed after whoever applied it looked at it."""
         with self._lock:
-            if keys is None:
-                self._pending.clear()
-                self._lost = False
+            if isinstance(keys, ScanStart):
+                for key, report in list(self._pending.items()):
+                    if report <= keys.reports:
+                        del self._pending[key]
+                if self._losses == keys.losses:
+                    self._lost = False
                 return
             seen = keys.seen if isinstance(keys, Reported) else None
             for key in keys:
@@ -121,6 +149,7 @@ class FolderSync:
             self._report(keys)
             if self.watcher is None:
                 self._lost = True
+                self._losses += 1
 
     @property
     def lost(self) -> bool:

@@ -678,7 +678,7 @@ class Workspace:
         that a search would otherwise share), and only the files that differ are looked at again
         under the mutex."""
         pause = self._yield_to_reads if polite else None
-        before = self._sync.poll() if self._sync.watcher is not None else None
+        before = self._sync.begin_scan()  # what was reported until now: the scan settles that
         token = self._sync.read_token()  # before the scan: a write after it is seen next time
         try:
             found, stamps = self._sync.scan(pause)  # the slow part (a stat per file) runs unlocked
@@ -868,7 +868,7 @@ class Workspace:
 
     def _rebuild_locked(self, reason: str, quiet: bool = False) -> None:
         self._event(f"rebuilding the index from the files: {reason}", quiet)
-        before = self._sync.poll() if self._sync.watcher is not None else None
+        before = self._sync.begin_scan()  # what was reported until now: the scan settles that
         token = self._sync.read_token()
         try:
             found, stamps = self._sync.scan()
