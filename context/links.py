@@ -18,6 +18,7 @@ near zero, so the same code spreads in the first and not in the last, with no fl
 from __future__ import annotations
 
 import math
+import re
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
@@ -322,4 +323,35 @@ def spread_along_links(scores: Sequence[float], links: Sequence[float], weight: 
             right = right_chain * max(0.0, scores[i + d] - own) if right_chain > 0.0 else 0.0
             gain += decay ** (d - 1) * (left if left > right else right)
         out[i] += weight * gain
+    return out
+
+
+# Third-person personal pronouns opening a clause: a closed grammatical class (the same dozen words
+# in any domain), not a list of meanings. Such a clause is about someone named before it.
+_PRONOUN_RE = re.compile(
+    r"(?:^|[:：。.!?！？;；]\s*)(?:(?:he|she|they|his|her|their|him|them)\b|他|她)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=65536)
+def refers_back(text: str) -> bool:
+    """The turn opens a clause with a third-person pronoun ("He was born in Fresno.", "她现在当记者。",
+    after any "time, place:" or "Name:" prefix): it speaks of someone a turn before it named."""
+    return _PRONOUN_RE.search(text) is not None
+
+
+def antecedents(texts: Sequence[str], roles: Sequence[str | None], chain_limit: int = 3) -> list[int]:
+    """For each turn that refers back (see ``refers_back``) and follows a turn by the same speaker:
+    the index of the turn it speaks of (the first turn up the same speaker's run that does not
+    itself refer back, at most ``chain_limit`` back: "My sister has a parakeet." / "She spammed the
+    chat." / "Her family lives in Fresno."); -1 elsewhere."""
+    out = [-1] * len(texts)
+    for i in range(1, len(texts)):
+        if not refers_back(texts[i]):
+            continue
+        j = i - 1
+        while (j >= 0 and i - j <= chain_limit and same_speaker(texts[j], roles[j], texts[i], roles[i])):
+            if not refers_back(texts[j]):
+                out[i] = j
+                break
+            j -= 1
     return out

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from . import packets as P
 from .packets import Packet
 from .dedup import NearDuplicates
-from .links import asks, link_structure, same_speaker, speaker_of, spread_along_links
+from .links import antecedents, asks, link_structure, same_speaker, speaker_of, spread_along_links
 from .proximity import proximity
 from .relevance import join_analysed, lexical_relevance, plain_bm25, specificity, terms_of
 
@@ -67,6 +67,9 @@ SPEAKER_MIN_SHARE = 0.05   # a speaker is one with at least this share of the tu
 # A turn that asks and is not answered (see _weigh_unanswered_questions). 0.25: dev 1k/2k on the hard
 # memory logs +0.02/+0.01 (zh) and +0.01/0 (en), the dialogues level or better; 0.5 gave half of it.
 UNANSWERED_QUESTION_WEIGHT = 0.25
+# A turn that refers back with a pronoun inherits this share of its antecedent's lexical relevance
+# (see _inherit_from_antecedents).
+ANTECEDENT_WEIGHT = 0.5
 DUP_RARITY_SAMPLE = 1000
 RECENT_BONUS = 1.0  # enough to outrank any relevance: the latest turns are the conversation's present
 
@@ -120,6 +123,8 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     # The leading history turns are the part that grows from call to call: its analysis is kept.
     growing = next((k for k, p in enumerate(lexical) if p.source != P.HISTORY), len(lexical))
     rels = lexical_relevance(query, texts, growing=growing)
+    if ANTECEDENT_WEIGHT:
+        _inherit_from_antecedents(rels, lexical[:growing])
     if PROXIMITY_WEIGHT or SPECIFICITY_WEIGHT:
         # Only the leading candidates can be reordered into the budget: look at those.
         leading = heapq.nlargest(PROXIMITY_CANDIDATES, compress(range(len(rels)), rels),
@@ -177,6 +182,19 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
                    + profile.importance_weight * importance + PRIORITY.get(p.source, 0.0))
         if (p.source == P.HISTORY and p.position >= n_hist - profile.recent_turns) or p is newest_tool:
             p.score += RECENT_BONUS
+
+
+def _inherit_from_antecedents(rels: list[float], history: list[Packet]) -> None:
+    """A turn that speaks of someone named a turn before ("My coworker Noah called." / "He was born in
+    Fresno.") matches the question through that turn: it gains ANTECEDENT_WEIGHT times the named
+    turn's relevance, before proximity and specificity look at it (in place; ``history`` in order)."""
+    if len(history) < 2 or not any(rels[:len(history)]):
+        return
+    ante = antecedents([p.content for p in history], [p.role for p in history])
+    base = rels[:len(history)]
+    for i, j in enumerate(ante):
+        if j >= 0 and base[j]:
+            rels[i] = base[i] + ANTECEDENT_WEIGHT * base[j]
 
 
 def _weigh_unanswered_questions(history: list[Packet]) -> None:

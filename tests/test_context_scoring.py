@@ -164,3 +164,27 @@ def test_an_unanswered_question_in_a_log_counts_less_than_a_statement():
     contents[20] = "09:20 home: my uncle works as a head chef for work"
     hist = _scored("What does my uncle do for work?", contents, ["user"] * 30)
     assert hist[20].relevance > hist[10].relevance
+
+
+def test_a_turn_that_refers_back_speaks_of_the_turn_before_it():
+    texts = ["09:01 home: My sister has a parakeet.", "09:02 home: She spammed the group chat.",
+             "09:03 home: Her family still lives in Fresno.", "09:04 home: The wifi dropped again.",
+             "Ann: I met my brother.", "Bob: He is nice?", "Bob: They said so."]
+    assert L.antecedents(texts, ["user"] * 4 + ["user", "assistant", "assistant"]) == [-1, 0, 0, -1, -1, -1, -1]
+    assert L.refers_back("2024年11月14日 16:25，上海市徐汇区，商场：她现在当记者。")
+    assert not L.refers_back("09:05 home: I told her about Therapy.")
+
+
+def test_a_pronoun_turn_matches_the_question_through_the_person_it_refers_to(monkeypatch):
+    # Many turns name the coworker; the one fact about where he grew up says only "He".
+    contents = [f"09:{k:02d} office: My coworker Noah sent me {k} funny videos." for k in range(40)]
+    contents[20] = "10:20 office: My coworker Noah called me in the evening."
+    contents[21] = "10:21 office: He was born and raised in Fresno."
+    contents += [f"11:{k:02d} park: My neighbour Tess was born and raised in town {k}." for k in range(5)]
+    query = "Where was my coworker Noah born and raised?"
+    hist = _scored(query, contents, ["user"] * len(contents))
+    inherited = hist[21].relevance
+    assert inherited > max(p.relevance for p in hist[40:])     # above other people's birthplaces
+    monkeypatch.setattr("context.select.ANTECEDENT_WEIGHT", 0.0)
+    hist = _scored(query, contents, ["user"] * len(contents))
+    assert hist[21].relevance < max(p.relevance for p in hist[40:])
