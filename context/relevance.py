@@ -9,6 +9,7 @@ feedback to reach turns that use the answer's words rather than the question's.
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 from bisect import bisect_left
@@ -17,7 +18,7 @@ from typing import Any
 from collections.abc import Callable, Sequence
 
 from notes_store.bm25 import B as BM25_B, K1 as BM25_K1, idf as bm25_idf
-from notes_store.analysis import index_terms, is_cjk, is_content_term, query_terms
+from notes_store.analysis import index_terms, is_cjk, is_content_term, query_terms, stem_word
 
 _MAX_CACHED = 100_000
 _terms_cache: dict[str, tuple[str, ...]] = {}
@@ -329,6 +330,10 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
         return []
     scorer = scorer_for(texts, growing)
     weights = weighted_query_terms(query)
+    if COMPARATIVE_WEIGHT and weights:
+        for base in comparative_bases(query):
+            if base not in weights and scorer.df(base):
+                weights[base] = COMPARATIVE_WEIGHT
     qterms = list(weights)
     if not qterms:
         return [0.0] * len(texts)
@@ -346,6 +351,33 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
             scores = [s + m for s, m in zip(scores, more)]
     top = max(scores)
     return [s / top for s in scores] if top > 0 else scores
+
+
+# An English comparative or superlative in the query ("older", "tallest") also finds its base ("is 41
+# years old", "5 foot 10 tall") at this weight, where the history holds the base: inflection, as
+# stemming is (Porter2 leaves "older" whole), not a list of meanings.
+COMPARATIVE_WEIGHT = 0.5
+_WORD_RE = re.compile(r"[a-z]+")
+
+
+@lru_cache(maxsize=4096)
+def comparative_bases(query: str) -> tuple[str, ...]:
+    """Stems of the bases of the query's words ending in -er / -est ("older" -> "old", "bigger" ->
+    "big", "earliest" -> "earli"), other than the word's own stem."""
+    out: list[str] = []
+    for w in _WORD_RE.findall(query.lower()):
+        for suffix in ("er", "est"):
+            if len(w) < len(suffix) + 3 or not w.endswith(suffix):
+                continue
+            base = w[:-len(suffix)]
+            forms = [base]
+            if base[-1] == base[-2]:
+                forms.append(base[:-1])          # bigger -> big
+            if base.endswith("i"):
+                forms.append(base[:-1] + "y")    # earlier -> early
+            own = stem_word(w)
+            out += [st for st in map(stem_word, forms) if st != own and is_content_term(st)]
+    return tuple(dict.fromkeys(out))
 
 
 def plain_bm25(query: str, texts: Sequence[str], *, growing: int | None = None) -> list[float]:

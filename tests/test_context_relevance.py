@@ -73,3 +73,16 @@ def test_600_turn_history_fits_its_budget():
              f"with detail {i * 13} and a longer tail of words to count {i}."} for i in range(600)]
     res = build_context("What was said about topic 5?", history=hist, max_tokens=2000)
     assert 0 < res.tokens <= res.budget
+
+
+def test_a_comparative_finds_its_base_in_the_history(monkeypatch):
+    from context.relevance import comparative_bases
+    assert comparative_bases("Who is older, Ben or Marcus?") == ("old",)
+    assert set(comparative_bases("who is taller? the biggest? earlier?")) >= {"tall", "big", "earli"}
+    texts = [f"My friend Ben sent me video number {k}." for k in range(12)] + ["Ben is 41 years old."]
+    query = "Who is older, my friend Ben or my friend Marcus?"
+    rel = lexical_relevance(query, texts)
+    assert rel[-1] == max(rel)
+    monkeypatch.setattr("context.relevance.COMPARATIVE_WEIGHT", 0.0)
+    rel = lexical_relevance(query, texts)
+    assert rel[-1] < max(rel)
