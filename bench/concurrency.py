@@ -427,10 +427,12 @@ async def _verify(url: str, created: list[str], updates: dict[str, str]) -> dict
 
 def run_load(load: str, scratch: Path, notes: list[C.CorpusNote], *, clients: int = CLIENTS, calls: int = CALLS,
              load_timeout: float = LOAD_TIMEOUT, progress: Callable[[str], None] = print, client: str = "sdk",
-             server_pythonpath: str | None = None) -> dict[str, Any]:
+             server_pythonpath: str | None = None, quiet: float = 1.5) -> dict[str, Any]:
     """One load on a fresh workspace and server; figures, CPU per call and checks.
 
     ``server_pythonpath``: run the server from that source tree (an older revision, for a baseline).
+    ``quiet``: seconds the server must be idle before the load starts (0: start once the clients are ready,
+    as a measurement that knows nothing of the server's start-up work would).
     """
     import anyio
     ws_dir = scratch / f"conc-{load}"
@@ -464,7 +466,7 @@ def run_load(load: str, scratch: Path, notes: list[C.CorpusNote], *, clients: in
                             args=(url, role, i, calls, seed_ids, queries, barrier, results, client), daemon=True)
             p.start()
             procs.append(p)
-        out["quiet_wait_s"] = _wait_quiet(server.pid)
+        out["quiet_wait_s"] = _wait_quiet(server.pid, quiet=quiet) if quiet > 0 else 0.0
         barrier.wait()
         server_cpu0 = proc_cpu_seconds(server.pid)
         got: dict[int, dict[str, Any]] = {}
@@ -545,7 +547,7 @@ async def _warm(url: str, query: str) -> None:
 
 def run(scratch: Path, data: Path, *, clients: int = CLIENTS, calls: int = CALLS, seeds: int = SEEDS,
         progress: Callable[[str], None] = print, client: str = "sdk", server_pythonpath: str | None = None,
-        loads: tuple[str, ...] = LOADS) -> dict[str, Any]:
+        loads: tuple[str, ...] = LOADS, quiet: float = 1.5) -> dict[str, Any]:
     """All three loads, with the issue-16 checks."""
     en, zh = C.load_pages(data)
     notes = C.corpus(en, zh, seeds)
@@ -553,7 +555,7 @@ def run(scratch: Path, data: Path, *, clients: int = CLIENTS, calls: int = CALLS
     for load in loads:
         progress(f"[concurrency {load}] {LOAD_LABELS[load]}: {clients} {client} clients x {calls} calls")
         out["loads"][load] = run_load(load, scratch, notes, clients=clients, calls=calls, progress=progress,
-                                      client=client, server_pythonpath=server_pythonpath)
+                                      client=client, server_pythonpath=server_pythonpath, quiet=quiet)
     out["load_average"] = os.getloadavg()[0]
     return out
 
@@ -693,6 +695,8 @@ def main(argv: list[str] | None = None) -> int:
                                                                          "/tmp/ctxnotes-bench")))
     ap.add_argument("--data", help="shared data folder with the tldr pages")
     ap.add_argument("--json-out", type=Path, help="write every result here")
+    ap.add_argument("--quiet", type=float, default=1.5,
+                    help="seconds the server must be idle before each load starts (default 1.5; 0: don't wait)")
     args = ap.parse_args(argv)
     data = C.data_dir(args.data)
     if data is None:
@@ -723,7 +727,7 @@ def main(argv: list[str] | None = None) -> int:
                 step += 1
                 for variant, tree in order:
                     res = run(scratch, data, calls=args.calls, progress=lambda m: None, client=kind,
-                              server_pythonpath=tree, loads=(load,))
+                              server_pythonpath=tree, loads=(load,), quiet=args.quiet)
                     everything.append({"variant": variant, "round": r, **res})
                     rows.append(_row(variant, kind, load, res["loads"][load]))
                     print(rows[-1], flush=True)

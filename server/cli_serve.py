@@ -215,7 +215,7 @@ def run_http(workspace: Any, options: HttpOptions, opener: Callable[[Path], Any]
     import uvicorn
 
     from .app import create_server
-    from .mcp_state import WorkspaceHandle
+    from .mcp_state import WorkspaceHandle, load_tokenizer
     limits = options.limits
     sock = bind_listener(options.host, options.port)
     port = sock.getsockname()[1]
@@ -239,6 +239,10 @@ def run_http(workspace: Any, options: HttpOptions, opener: Callable[[Path], Any]
     # build its line's arguments (client address, path) before the logger drops it.
     config = uvicorn.Config(app, log_level="warning", lifespan="on", limit_concurrency=limits.max_connections + 1,
                             http=capped_h11_protocol(limits), timeout_graceful_shutdown=5, access_log=False)
+    # Several clients may start at once: load the tokenizer before the first request is read, not
+    # (as the stdio warm-up does, a second after the workspace opens) in the middle of their calls,
+    # where its quarter second of GIL would be every inline search's wait.
+    load_tokenizer()
     server.workspace_handle.warm_up()
     try:
         AnnouncingServer(config).run(sockets=[sock])

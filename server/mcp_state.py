@@ -20,6 +20,16 @@ from mcp.server.mcpserver.exceptions import ToolError
 log = logging.getLogger("ctxnotes.server")
 
 
+def load_tokenizer() -> None:
+    """Load the token counter's encoding now (~0.25 s, most of it holding the GIL); cached afterwards.
+    Errors are left to the first call that needs it, which reports them."""
+    try:
+        from context.tokens import get_encoding
+        get_encoding()
+    except Exception:
+        log.debug("tokenizer warm-up failed", exc_info=True)
+
+
 class WorkspaceHandle:
     def __init__(self, path: str | Path, opener: Callable[[Path], Any] | None = None) -> None:
         self.path = Path(path).expanduser()
@@ -75,11 +85,7 @@ class WorkspaceHandle:
             # would otherwise pay; load it once the workspace is open and the first calls had their turn.
             time.sleep(1.0)
             if not self._closed:
-                try:
-                    from context.tokens import get_encoding
-                    get_encoding()
-                except Exception:  # the first call that needs it reports the problem
-                    log.debug("tokenizer warm-up failed", exc_info=True)
+                load_tokenizer()
         threading.Thread(target=run, name="ctxnotes-warmup", daemon=True).start()
 
     def take_warnings(self) -> list[str]:
