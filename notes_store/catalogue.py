@@ -53,6 +53,11 @@ class Entry:
         return Path(self._root, self.key)
 
     @property
+    def path_text(self) -> str:
+        """``str(self.path)`` without building a ``Path`` (every search hit and listing row needs it)."""
+        return os.path.join(self._root, self.key)
+
+    @property
     def id(self) -> str:
         name = self.key.rsplit("/", 1)[-1]
         return name[:-3] if name.endswith(".md") else name

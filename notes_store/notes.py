@@ -8,6 +8,7 @@ tags, created_at, updated_at, plus any keys a person adds) and a Markdown body
 from __future__ import annotations
 
 import copy
+import functools
 import os
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -24,7 +25,7 @@ from .index import Filters, IndexEntry
 from .item_files import (ItemFiles, LoadedItem, Page, StagedItem, check_revision, collecting_warnings, file_tags,
                          revision_of)
 from .safe_read import read_regular_file
-from .snippets import make_snippet
+from .snippets import make_snippet, snippet_query
 from .validation import (check_choice, check_content, check_paging, check_query, check_query_terms, check_tags,
                          check_title, iso_now, parse_time)
 from .workspace import Entry, Workspace
@@ -169,7 +170,7 @@ class NoteCollection:
                           updated=updated, title=title, text=content, meta=row)
 
 
-def _note_from_meta(m: dict[str, Any], path: Path, content: str | None = None,
+def _note_from_meta(m: dict[str, Any], path: Path | str, content: str | None = None,
                     extra: dict[str, Any] | None = None, revision: str | None = None) -> Note:
     """A ``Note`` from a catalogue row (``IndexEntry.meta``)."""
     return Note(id=m["id"], title=m["title"], type=m["type"], tags=list(m["tags"]), created_at=m["created_at"],
@@ -178,7 +179,7 @@ def _note_from_meta(m: dict[str, Any], path: Path, content: str | None = None,
 
 
 def _note_from_row(entry: Entry, content: str | None = None, revision: str | None = None) -> Note:
-    return _note_from_meta(entry.meta, entry.path, content, revision=revision)
+    return _note_from_meta(entry.meta, entry.path_text, content, revision=revision)
 
 
 class NoteStore:
@@ -371,20 +372,23 @@ class NoteStore:
             seen = {entry.key for entry, _ in rows}
             rows += [(entry, score) for entry, score in some.rows if entry.key not in seen]
         matched = "all" if total == total_all else "any"
-        terms = {t for u in units for t in u.terms}
+        terms = snippet_query(frozenset(t for u in units for t in u.terms))
+
+        def cut(body: str) -> str:
+            return make_snippet(body, terms)
+
         hits = []
         for entry, score in rows[offset:offset + limit]:
-            body, revision = self._body_text(entry)
-            hits.append(SearchHit(_note_from_row(entry, revision=revision), score, make_snippet(body, terms)))
+            snippet, revision = self._hit_bodies.snippet(entry.key, (entry.mtime_ns, entry.size),
+                                                         functools.partial(self._read_body, entry), terms.key, cut)
+            hits.append(SearchHit(_note_from_row(entry, revision=revision), score, snippet))
         return SearchResult(query=query, hits=hits, total=total, total_all_words=total_all, limit=limit,
                             offset=offset, matched=matched, total_is_lower_bound=lower_bound)
 
-    def _body_text(self, entry: Entry) -> tuple[str, str | None]:
-        """(text to cut a snippet from, revision) of a hit's file as its catalogue row knows it; the title
-        if unreadable. Reused while the row's stamp is unchanged (``HitBodies``): no file read per hit."""
-        return self._hit_bodies.get(entry.key, (entry.mtime_ns, entry.size), lambda: self._read_body(entry))
-
     def _read_body(self, entry: Entry) -> tuple[str, str | None, bool]:
+        """(text to cut a snippet from, revision, whether to keep it) of a hit's file as its catalogue row
+        knows it; the title if unreadable. ``HitBodies`` reuses it (and the snippets cut from it) while the
+        row's stamp is unchanged: no file read per hit."""
         title = str(entry.meta.get("title", ""))
         try:
             raw, st = read_regular_file(entry.path, self.files.max_file_bytes)

@@ -92,3 +92,9 @@ def test_sorting_keeps_keys_not_parsed_rows_and_follows_changes(tmp_path: Path) 
     assert rows[0].key == "notes/n5.md" and len(rows) == 20
     cat.pop("notes/n5.md")
     assert "notes/n5.md" not in [e.key for e in cat.sorted_entries("note", by_title, "title", False)]
+
+
+def test_path_text_is_the_path_as_text(tmp_path):
+    from notes_store.catalogue import Entry
+    entry = Entry("notes/a.md", "note", tmp_path.resolve(), 1, 1)
+    assert entry.path_text == str(entry.path)

@@ -79,7 +79,47 @@ def test_lru_is_bounded_and_keyed_by_stamp():
     assert calls == ["a" * 20, "b" * 20]
     for i in range(10):
         cache.get(f"k{i}", (1, 1), reader(str(i) * 20))
-    assert sum(len(t) for _s, t, _r in cache._items.values()) <= 100
+    assert sum(item.chars for item in cache._items.values()) <= 100
     assert "a" not in cache._items  # least recently used went first
     cache.get("gone", (1, 1), reader("unreadable", keep=False))
     assert "gone" not in cache._items
+
+
+def test_a_repeated_query_cuts_no_snippet_and_a_new_stamp_cuts_again(tmp_path):
+    ws = open_workspace(tmp_path / "w")
+    try:
+        note = ws.notes.create("Otters", "otters hold hands while sleeping; sea otters float")
+        ws.notes.create("Stones", "otters crack shellfish on stones")
+        bodies = ws.notes._hit_bodies
+        first = _snippets(ws, "otters")
+        cut = bodies.snippets_cut
+        assert _snippets(ws, "otters") == first and bodies.snippets_cut == cut  # served from the cache
+        other = _snippets(ws, "otters sleeping")
+        assert bodies.snippets_cut > cut and other[note.id] != first[note.id]  # other terms: cut again
+        ws.notes.update(note.id, content="otters now juggle pebbles")
+        cut = bodies.snippets_cut
+        again = _snippets(ws, "otters")
+        assert bodies.snippets_cut == cut + 1 and "juggle" in again[note.id]  # the changed note only
+    finally:
+        ws.close()
+
+
+def test_snippets_count_against_the_bound_and_go_with_their_body():
+    from notes_store.hit_bodies import MAX_SNIPPETS_PER_BODY
+    cache = HitBodies(max_chars=1000)
+
+    def read():
+        return "b" * 100, "rev", True
+
+    for i in range(MAX_SNIPPETS_PER_BODY + 3):
+        snippet, revision = cache.snippet("a", (1, 1), read, f"q{i}", lambda body, i=i: f"s{i}" * 5)
+        assert (snippet, revision) == (f"s{i}" * 5, "rev")
+    item = cache._items["a"]
+    assert len(item.snippets) <= MAX_SNIPPETS_PER_BODY
+    assert item.chars == 100 + sum(len(s) for s in item.snippets.values()) == cache._chars
+    assert cache.snippet("a", (1, 1), read, "q18", lambda body: "never cut")[0] == "s18" * 5
+    assert cache.snippet("a", (2, 1), read, "q18", lambda body: "new stamp")[0] == "new stamp"
+    assert cache._chars == 100 + len("new stamp")
+    for i in range(12):  # other bodies push it out, snippets and all
+        cache.get(f"k{i}", (1, 1), lambda: ("x" * 100, None, True))
+    assert "a" not in cache._items and cache._chars == sum(item.chars for item in cache._items.values()) <= 1000
