@@ -111,3 +111,23 @@ def test_pruned_totals_are_exact_under_the_bound_and_lower_bounds_past_it(tmp_pa
         assert _close([s for _r, s in got_all.rows], sorted(every.values(), reverse=True)[:10]), query
     assert flagged  # common words made some totals pass the bound
     ws.close()
+
+
+def test_a_term_a_segment_lacks_is_looked_up_in_its_term_table_once(tmp_path, monkeypatch):
+    """Segments never change their terms: after the first search, one a segment lacks costs no lookup there."""
+    from whoosh.reading import SegmentReader
+    ws = open_workspace(tmp_path / "w")
+    ws.notes.create("first", "alpha beta")
+    ws.flush()
+    ws.notes.create("second", "gamma delta")  # a second segment, without alpha
+    ws.flush()
+    assert [r.meta["title"] for r, _s in ws.search_ranked(query_units("alpha"), Filters("note"), 10).rows] == ["first"]
+    segments = list(ws._index._ranker._segments.values())
+    assert len(segments) == 2 and sum("alpha" in seg.absent for seg in segments) == 1
+    lookups = []
+    real = SegmentReader.__contains__
+    monkeypatch.setattr(SegmentReader, "__contains__", lambda self, key: lookups.append(key) or real(self, key))
+    rows = ws.search_ranked(query_units("alpha"), Filters("note"), 10).rows
+    assert [r.meta["title"] for r, _s in rows] == ["first"]
+    assert ("text", "alpha") not in lookups
+    ws.close()
