@@ -44,12 +44,19 @@ BUILD_BUDGET = Counter("ctxnotes_build_context_budget_tokens", "Sum of build_con
                        registry=REGISTRY)
 
 
+_per_tool: dict[str, tuple[Any, Any, Any]] = {}  # each tool's (calls, latency, errors) children
+
+
 def observe_tool_call(name: str, seconds: float, is_error: bool) -> None:
-    """Count one tool call and its latency."""
-    TOOL_CALLS.labels(tool=name).inc()
-    TOOL_SECONDS.labels(tool=name).observe(max(0.0, seconds))
+    """Count one tool call and its latency (each tool's labelled children looked up once, not per call)."""
+    children = _per_tool.get(name)
+    if children is None:
+        children = _per_tool[name] = (TOOL_CALLS.labels(tool=name), TOOL_SECONDS.labels(tool=name),
+                                      TOOL_ERRORS.labels(tool=name))
+    children[0].inc()
+    children[1].observe(max(0.0, seconds))
     if is_error:
-        TOOL_ERRORS.labels(tool=name).inc()
+        children[2].inc()
 
 
 def observe_build(summary: dict[str, Any]) -> None:
