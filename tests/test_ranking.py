@@ -131,3 +131,25 @@ def test_a_term_a_segment_lacks_is_looked_up_in_its_term_table_once(tmp_path, mo
     assert [r.meta["title"] for r, _s in rows] == ["first"]
     assert ("text", "alpha") not in lookups
     ws.close()
+
+
+def test_hits_name_the_right_notes_across_commits_that_renumber_documents(tmp_path):
+    """A hit's key is learnt once per commit (``WhooshBackend._key_of``): merges and deletions renumber
+    documents, and every search after them must still name the note that holds the word."""
+    rng = random.Random(5)
+    ws = open_workspace(tmp_path / "w")
+    words: dict[str, str] = {}
+    for round_ in range(6):
+        for i in range(25):
+            word = "".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(9))
+            words[ws.notes.create(f"r{round_} n{i}", f"{word} common filler {i}").id] = word
+        for note_id in rng.sample(sorted(words), 8):  # deletions: documents renumbered by the next merge
+            ws.notes.delete(note_id)
+            del words[note_id]
+        if round_ % 2:
+            ws.rebuild()  # a new index: every document numbered anew
+        else:
+            ws.flush()
+        for note_id, word in words.items():
+            assert [h.note.id for h in ws.notes.search(word).hits] == [note_id], (round_, word)
+    ws.close()
