@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .analysis import content_units, query_units
+from .analysis import QueryUnit, content_units, query_units
 from .document import BadFile, Document, content_from_body, dump_document, ordered_meta, titled_body
 from .errors import InvalidInput, NotFound
 from .git_conflicts import CONFLICT_REASON, has_conflict_markers, parse_conflicted
@@ -176,6 +176,13 @@ def _note_from_meta(m: dict[str, Any], path: Path | str, content: str | None = N
     return Note(id=m["id"], title=m["title"], type=m["type"], tags=list(m["tags"]), created_at=m["created_at"],
                 updated_at=m["updated_at"], path=str(path), content=content, extra=extra or {},
                 revision=revision or m.get("revision") or "")
+
+
+@functools.lru_cache(maxsize=1024)
+def _search_units(query: str) -> tuple[QueryUnit, ...]:
+    """A query's content units: a pure function of its text, worked out once for a query asked again (a
+    next page, another agent's same question)."""
+    return tuple(content_units(query_units(query)))
 
 
 def _note_from_row(entry: Entry, content: str | None = None, revision: str | None = None) -> Note:
@@ -358,7 +365,7 @@ class NoteStore:
         filters = Filters(kind="note", types=_check_types(note_type), tags=check_tags(tags) or None,
                           updated_after=parse_time(updated_after, "updated_after") if updated_after else None,
                           updated_before=parse_time(updated_before, "updated_before") if updated_before else None)
-        units = content_units(query_units(query))
+        units = list(_search_units(query))
         check_query_terms(sum(len(u.terms) for u in units))
         want = offset + limit
         ranked = self.ws.search_ranked(units, filters, want, match_all=True)
