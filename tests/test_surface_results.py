@@ -250,3 +250,21 @@ async def test_search_totals_past_the_bound_say_they_are_a_lower_bound(tmp_path:
         data = bounded.structured_content
         assert data["total_is_lower_bound"] is True and data["total"] >= 5 and len(data["hits"]) == 3
         assert "at least" in text_of(bounded)
+
+
+def test_the_json_size_bound_is_never_below_json_dumps():
+    """``fit_lines`` takes a page as fitting on a bound of its JSON size: never below the exact figure."""
+    import json
+    import random
+
+    from server.tools_notes import _json_bytes_bound
+    rng = random.Random(16)
+    alphabet = "ab \"\\\n\t\x00\x1f:,e.é数据🚀\u2028\x7f"
+    floats = [0.0, 1e-05, 1e-07, 1e16, 1.5e300, 123.4567, -0.0001, 2.5]
+    for _ in range(500):
+        items = [{"id": "".join(rng.choices(alphabet, k=rng.randrange(12))), "score": rng.choice(floats) * rng.random(),
+                  "n": rng.randrange(-10**6, 10**6), "tags": ["".join(rng.choices(alphabet, k=3))] * rng.randrange(4),
+                  "snippet": "".join(rng.choices(alphabet, k=rng.randrange(60))), "next": None, "ok": True}
+                 for _ in range(rng.randrange(1, 6))]
+        exact = len(json.dumps(items, ensure_ascii=False).encode("utf-8"))
+        assert _json_bytes_bound(items) >= exact, items
