@@ -327,9 +327,10 @@ class CancelOnDisconnectMiddleware:
     handling instead, which ends the per-request server and the work it started.
     """
 
-    def __init__(self, app: ASGIApp, cancel_timeout: float = 10.0) -> None:
+    def __init__(self, app: ASGIApp, cancel_timeout: float = 10.0, watch_after: float = 0.05) -> None:
         self.app = app
         self.cancel_timeout = cancel_timeout
+        self.watch_after = watch_after
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST":
@@ -376,14 +377,24 @@ class CancelOnDisconnectMiddleware:
 
         # The watcher is a plain task, not a task group's: a task group per request (its cancel scope
         # formats the task's repr when it cancels the watcher) was 4-5% of the event loop under load.
-        watcher = asyncio.get_running_loop().create_task(watch())
-        _watchers.add(watcher)
-        watcher.add_done_callback(_watch_done)
+        # It starts only once the request has run ``watch_after`` seconds: most are answered sooner, and
+        # a hang-up before then is still seen (the server keeps it for the watcher's first receive).
+        loop = asyncio.get_running_loop()
+        watcher: asyncio.Task[None] | None = None
+
+        def start_watching() -> None:
+            nonlocal watcher
+            watcher = loop.create_task(watch())
+            _watchers.add(watcher)
+            watcher.add_done_callback(_watch_done)
+
+        timer = loop.call_later(self.watch_after, start_watching)
         try:
             with handling:
                 await self.app(scope, app_receive, tracking_send)
         finally:
-            if not disconnected.is_set():  # still waiting for a disconnect that no longer matters
+            timer.cancel()
+            if watcher is not None and not disconnected.is_set():  # a disconnect no longer matters
                 watcher.cancel()
 
     async def _cancel(self, scope: Scope, body: bytes) -> None:
