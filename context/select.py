@@ -24,6 +24,7 @@ from . import packets as P
 from .packets import Packet
 from .dedup import NearDuplicates
 from .links import antecedents, asks, link_structure, same_speaker, speaker_of, spread_along_links
+from .hop import second_hop
 from .proximity import proximity
 from .relevance import join_analysed, lexical_relevance, plain_bm25, specificity, terms_of
 
@@ -70,6 +71,8 @@ UNANSWERED_QUESTION_WEIGHT = 0.25
 # A turn that refers back with a pronoun inherits this share of its antecedent's lexical relevance
 # (see _inherit_from_antecedents).
 ANTECEDENT_WEIGHT = 0.5
+# From a clear anchor turn to its names' other turns, in logs of one voice (see context.hop).
+SECOND_HOP = True
 DUP_RARITY_SAMPLE = 1000
 RECENT_BONUS = 1.0  # enough to outrank any relevance: the latest turns are the conversation's present
 
@@ -125,6 +128,8 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     rels = lexical_relevance(query, texts, growing=growing)
     if ANTECEDENT_WEIGHT:
         _inherit_from_antecedents(rels, lexical[:growing])
+    if SECOND_HOP and one_voice(lexical[:growing]):
+        second_hop(query, rels, texts, growing)
     if PROXIMITY_WEIGHT or SPECIFICITY_WEIGHT:
         # Only the leading candidates can be reordered into the budget: look at those.
         leading = heapq.nlargest(PROXIMITY_CANDIDATES, compress(range(len(rels)), rels),
@@ -195,6 +200,15 @@ def _inherit_from_antecedents(rels: list[float], history: list[Packet]) -> None:
     for i, j in enumerate(ante):
         if j >= 0 and base[j]:
             rels[i] = base[i] + ANTECEDENT_WEIGHT * base[j]
+
+
+def one_voice(history: list[Packet]) -> bool:
+    """A log of one voice: every turn has the same role and no two speakers name themselves."""
+    if not history or any(p.role != history[0].role for p in history):
+        return False
+    counts = Counter(speaker_of(p.content) for p in history)
+    least = max(3, int(SPEAKER_MIN_SHARE * len(history)))
+    return sum(1 for s, c in counts.items() if s and c >= least) < 2
 
 
 def _weigh_unanswered_questions(history: list[Packet]) -> None:

@@ -188,3 +188,34 @@ def test_a_pronoun_turn_matches_the_question_through_the_person_it_refers_to(mon
     monkeypatch.setattr("context.select.ANTECEDENT_WEIGHT", 0.0)
     hist = _scored(query, contents, ["user"] * len(contents))
     assert hist[21].relevance < max(p.relevance for p in hist[40:])
+
+
+def _corgi_log() -> tuple[list[str], str]:
+    # Lola's car shares no word with the question but her name with the turn the question points at.
+    contents = [f"Fri 15 Nov, 09:{k:02d}, park: My friend Tess walked to the shops." for k in range(12)]
+    contents += [f"Fri 15 Nov, 10:{k:02d}, home: The neighbour's {k} cats were loud again." for k in range(40)]
+    contents[30] = "Fri 15 Nov, 10:30, home: My friend Lola keeps a corgi called Biscuit."
+    contents[45] = "Sat 16 Nov, 11:45, office: Lola got herself a red Polo."
+    return contents, "What car does my friend who keeps a corgi drive?"
+
+
+def test_a_conditional_question_hops_from_its_anchor_turn_to_the_name_it_holds(monkeypatch):
+    contents, query = _corgi_log()
+    hist = _scored(query, contents, ["user"] * len(contents))
+    assert hist[45].relevance > max(p.relevance for p in hist[:12])   # above other friends' turns
+    monkeypatch.setattr("context.select.SECOND_HOP", False)
+    hist = _scored(query, contents, ["user"] * len(contents))
+    assert hist[45].relevance < max(p.relevance for p in hist[:12])
+
+
+def test_the_second_hop_links_by_names_beyond_the_question_and_only_in_logs_of_one_voice():
+    from context.hop import body_of, link_terms
+    assert body_of("2024年2月1日 07:09，上海市徐汇区，公园：我朋友郭晶是绍兴人。") == "我朋友郭晶是绍兴人。"
+    assert body_of("Fri 15 Nov 2024, 07:17, my desk, Hackney, London: My cousin Glen left.") == "My cousin Glen left."
+    # Capitalised words inside a sentence; CJK bigrams touching no character of the question.
+    assert link_terms("09:30 home: My friend Lola keeps a corgi. Biscuit barks.", "Who keeps a corgi?") == ["lola"]
+    assert "郭晶" in link_terms("上海，公园：我朋友郭晶是绍兴人。", "我那个绍兴来的朋友口味上偏爱什么？")
+    assert not {"友郭", "绍兴", "兴人"} & set(link_terms("上海，公园：我朋友郭晶是绍兴人。", "我那个绍兴来的朋友口味上偏爱什么？"))
+    contents, query = _corgi_log()
+    hist = _scored(query, contents, ["user", "assistant"] * (len(contents) // 2))
+    assert hist[45].relevance < max(p.relevance for p in hist[:12])  # a dialogue: no hop
