@@ -9,6 +9,8 @@ beside (or instead of) its new uncommitted one. Real files, a real Whoosh index.
 
 from __future__ import annotations
 
+import random
+
 from notes_store import open_workspace
 from notes_store.analysis import query_units
 from notes_store.search_backend import Filters, IndexEntry
@@ -68,3 +70,30 @@ def test_own_commits_keep_what_they_did_not_add(tmp_path):
     assert mine._absent == {"notes/m.md"}  # notes/n.md was added by the commit
     assert _keys(mine, "alpha", {"notes/n.md", "notes/m.md"}) == ["notes/a.md"]
     mine.close()
+
+
+def test_key_lookups_by_segment_equal_whooshs_own_across_updates_deletes_and_merges(tmp_path):
+    """``_docnums_of`` learns each key per segment and checks deletions on use: it must name the same live
+    document as ``Searcher.document_number`` after every commit (updates and deletes leave deleted
+    documents behind in old segments; merges make new segments)."""
+    rng = random.Random(11)
+    ws = open_workspace(tmp_path / "w")
+    ids = [ws.notes.create(f"n{i}", f"body {i}").id for i in range(40)]
+    ws.flush()
+    backend = ws._index
+    gone: set[str] = set()
+    for round_ in range(8):
+        for note_id in rng.sample([i for i in ids if i not in gone], 6):
+            ws.notes.update(note_id, content=f"round {round_} {rng.random()}")
+        for note_id in rng.sample([i for i in ids if i not in gone], 2):
+            ws.notes.delete(note_id)
+            gone.add(note_id)
+        ids += [ws.notes.create(f"r{round_} {i}", "fresh").id for i in range(3)]
+        ws.flush()
+        searcher = backend._searcher
+        for note_id in rng.sample(ids, len(ids)):  # in a new order each time: answers cached or not
+            key = f"notes/{note_id}.md"
+            want = searcher.document_number(key=key)
+            assert backend._docnums_of(searcher, [key]) == (set() if want is None else {want}), (round_, key)
+            assert (want is None) == (note_id in gone)
+    ws.close()
