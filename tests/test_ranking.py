@@ -153,3 +153,37 @@ def test_hits_name_the_right_notes_across_commits_that_renumber_documents(tmp_pa
         for note_id, word in words.items():
             assert [h.note.id for h in ws.notes.search(word).hits] == [note_id], (round_, word)
     ws.close()
+
+
+def test_overlay_scores_follow_each_commits_statistics(tmp_path):
+    """Uncommitted writes are scored as if committed, with the committed corpus' document frequencies (read
+    once per commit): after each commit their scores must match an exhaustive BM25 over every note."""
+    rng = random.Random(8)
+    ws = open_workspace(tmp_path / "w", commit_delay=3600)
+    texts: dict[str, str] = {}
+
+    def add(n: int) -> set[str]:
+        added = set()
+        for _i in range(n):
+            words = " ".join(rng.choices(WORDS, weights=[1] * 24 + [30, 20], k=rng.randint(3, 30)))
+            note = ws.notes.create(f"doc {len(texts)}", words)
+            key = f"notes/{note.id}.md"
+            texts[key] = indexed_text(IndexEntry(key, "note", "general", [], 0.0, f"doc {len(texts)}", words))
+            added.add(key)
+        return added
+
+    queries = [" ".join(rng.sample(WORDS, rng.randint(1, 4))) for _ in range(25)]
+    for round_ in range(3):
+        fresh = add(60)  # uncommitted, scored against what the last commit holds
+        checked = 0
+        for query in queries:
+            units = query_units(query)
+            expected = _brute_force(texts, list(dict.fromkeys(t for u in units for t in u.terms)))
+            got = ws.search_ranked(units, Filters("note"), 100, match_all=False)
+            for row, score in got.rows:
+                if row.key in fresh:
+                    checked += 1
+                    assert math.isclose(score, expected[row.key], rel_tol=1e-4), (round_, query)
+        assert checked > 100
+        ws.flush()
+    ws.close()
