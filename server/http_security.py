@@ -147,16 +147,30 @@ async def send_json_error(send: Send, status: int, error: str, description: str,
 class HostOriginMiddleware:
     """Refuse a foreign ``Host`` (421) or ``Origin`` (403) before anything else runs, on every bind."""
 
+    KNOWN_HOSTS = 64  # Host header values whose verdict is kept (clients send the same one on every call)
+
     def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str] = ()) -> None:
         self.app = app
         self.allowed = normalise_allowed_hosts(allowed_hosts)
+        self._hosts: dict[str, bool] = {}
+
+    def _host_allowed(self, host: str | None) -> bool:
+        if host is None:
+            return False
+        verdict = self._hosts.get(host)
+        if verdict is None:  # parsing an IP literal is most of this layer's time: once per distinct value
+            verdict = host_header_allowed(host, self.allowed)
+            if len(self._hosts) >= self.KNOWN_HOSTS:
+                self._hosts.clear()
+            self._hosts[host] = verdict
+        return verdict
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         host = _header(scope, b"host")
-        if not host_header_allowed(host, self.allowed):
+        if not self._host_allowed(host):
             await send_json_error(send, 421, "invalid_host",
                                   f"Host {host!r} is not accepted: this server answers IP addresses, localhost and "
                                   "the names given with --allowed-host (DNS-rebinding protection); "
