@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .http_security import HttpLimits, capped_h11_protocol, harden, normalise_allowed_hosts, transport_security
+from .http_security import HttpLimits, capped_http_protocol, harden, normalise_allowed_hosts, transport_security
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -238,7 +238,7 @@ def run_http(workspace: Any, options: HttpOptions, opener: Callable[[Path], Any]
     # No access log: at log level "warning" it prints nothing anyway, but each request would still
     # build its line's arguments (client address, path) before the logger drops it.
     config = uvicorn.Config(app, log_level="warning", lifespan="on", limit_concurrency=limits.max_connections + 1,
-                            http=capped_h11_protocol(limits), timeout_graceful_shutdown=5, access_log=False)
+                            http=capped_http_protocol(limits), timeout_graceful_shutdown=5, access_log=False)
     # Several clients may start at once: load the tokenizer before the first request is read, not
     # (as the stdio warm-up does, a second after the workspace opens) in the middle of their calls,
     # where its quarter second of GIL would be every inline search's wait.

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import secrets
+import select
 import socket
 import time
 
@@ -240,3 +241,37 @@ async def test_large_result_reaches_the_sdk_client(http_server):
     with pytest.raises(BaseException) as caught:  # an ExceptionGroup around the SDK's MCPError
         await _build_big(http_server("--no-json-response").url)
     assert "exceeded the 1048576 byte limit" in repr(caught.value)
+
+
+def test_the_server_parses_http_with_httptools():
+    """The capped protocol is uvicorn's httptools one (a C parser; h11 is the fallback without httptools)."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    from server.http_security import HttpLimits, capped_http_protocol
+    assert issubclass(capped_http_protocol(HttpLimits()), HttpToolsProtocol)
+
+
+def test_an_oversized_request_head_is_refused_and_the_server_goes_on(http_server):
+    """A head that never ends (a header value growing without bound) is answered 400 and its connection
+    closed once it passes ``MAX_HEAD_BYTES``, the first request's and a later one's on the same connection."""
+    from server.http_security import MAX_HEAD_BYTES
+    srv = http_server()
+    for first in (True, False):
+        with socket.create_connection(("127.0.0.1", srv.port), timeout=15) as sock:
+            if not first:  # a good request first: the bound applies to every head on a kept-alive connection
+                sock.sendall(f"GET /nothing HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n\r\n".encode())
+                assert _read_status(sock) == 404
+            sock.sendall(f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\nX-Big: ".encode())
+            sent, answer = 0, b""
+            with contextlib.suppress(OSError):
+                while sent < 4 * MAX_HEAD_BYTES and not select.select([sock], [], [], 0)[0]:
+                    sock.sendall(b"a" * 4096)  # until the server answers (then stop: no reset to race)
+                    sent += 4096
+                    time.sleep(0.001)
+                answer = sock.recv(200)
+            assert answer.startswith(b"HTTP/1.1 400"), (sent, answer[:60])
+            assert sent <= 4 * MAX_HEAD_BYTES
+    status, _ = raw_request(srv.port, f"POST /mcp HTTP/1.1\nHost: 127.0.0.1:{srv.port}\nContent-Type: "
+                                      "application/json\nAccept: application/json, text/event-stream\n"
+                                      f"Content-Length: {len(json.dumps(INIT))}", json.dumps(INIT).encode())
+    assert status == 200
