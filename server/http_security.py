@@ -241,6 +241,70 @@ class HttpLimits:
                              f"{self.max_body_bytes}: no request of the maximum size could ever be accepted")
 
 
+class _Deadline:
+    """``with _deadline(seconds) as d``: the block is cancelled after ``seconds`` (``d.expired`` then says so),
+    and nothing else is (another cancellation passes through).
+
+    On the running asyncio loop a timer and the task's own cancellation (what ``asyncio.timeout`` does, for
+    Python 3.10 too): ``anyio.move_on_after`` costs several times that (it looks the async library up and
+    walks its cancel scopes), on every request."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self._timer: asyncio.TimerHandle | None = None
+        self._task: asyncio.Task[Any] | None = None
+        self._cancelling = 0
+
+    def _expire(self) -> None:
+        self.expired = True
+        assert self._task is not None
+        self._task.cancel()
+
+    def __enter__(self) -> _Deadline:
+        self._task = asyncio.current_task()
+        assert self._task is not None
+        cancelling = getattr(self._task, "cancelling", None)  # 3.11+: cancel requests already pending
+        self._cancelling = cancelling() if cancelling is not None else 0
+        self._timer = asyncio.get_running_loop().call_later(self.seconds, self._expire)
+        return self
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        assert self._timer is not None and self._task is not None
+        self._timer.cancel()
+        if not self.expired:
+            return False
+        uncancel = getattr(self._task, "uncancel", None)  # 3.11+: take back the cancel request it made
+        remaining = uncancel() if uncancel is not None else 0
+        # Swallowed only when the cancellation is its own (no other request came meanwhile).
+        return kind is asyncio.CancelledError and remaining <= self._cancelling
+
+
+def _deadline(seconds: float) -> Any:
+    """``_Deadline`` under asyncio; ``anyio.move_on_after`` (its ``cancelled_caught`` as ``expired``) else."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _AnyioDeadline(seconds)
+    return _Deadline(seconds)
+
+
+class _AnyioDeadline:
+    def __init__(self, seconds: float) -> None:
+        self._scope = anyio.move_on_after(seconds)
+
+    @property
+    def expired(self) -> bool:
+        return bool(self._scope.cancelled_caught)
+
+    def __enter__(self) -> _AnyioDeadline:
+        self._scope.__enter__()
+        return self
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        return bool(self._scope.__exit__(kind, exc, tb))
+
+
 class BodyBudgetMiddleware:
     """Read request bodies here, within a per-request cap, a shared byte budget and a deadline.
 
@@ -278,7 +342,7 @@ class BodyBudgetMiddleware:
         try:
             chunks: list[bytes] = []
             size = 0
-            with anyio.move_on_after(limits.body_timeout) as deadline:
+            with _deadline(limits.body_timeout) as deadline:
                 while True:
                     message = await receive()
                     if message["type"] == "http.disconnect":
@@ -297,7 +361,7 @@ class BodyBudgetMiddleware:
                     chunks.append(chunk)
                     if not message.get("more_body", False):
                         break
-            if deadline.cancelled_caught:
+            if deadline.expired:
                 await send_json_error(send, 408, "request_timeout",
                                       f"the request body did not arrive within {limits.body_timeout:g} s "
                                       "(--body-timeout); send it in one go", close=True)
@@ -360,7 +424,7 @@ class CancelOnDisconnectMiddleware:
         disconnected = asyncio.Event()
         answered = False
         given = False
-        handling = anyio.CancelScope()
+        handling = None if in_session else anyio.CancelScope()  # only a sessionless request is cancelled so
 
         async def app_receive() -> dict[str, Any]:
             nonlocal given
@@ -382,7 +446,7 @@ class CancelOnDisconnectMiddleware:
             disconnected.set()
             if answered:
                 return
-            if not in_session:
+            if handling is not None:
                 log.info("client disconnected before the answer: cancelling its sessionless request")
                 handling.cancel()
                 return
@@ -404,8 +468,11 @@ class CancelOnDisconnectMiddleware:
 
         timer = loop.call_later(self.watch_after, start_watching)
         try:
-            with handling:
+            if handling is None:
                 await self.app(scope, app_receive, tracking_send)
+            else:
+                with handling:
+                    await self.app(scope, app_receive, tracking_send)
         finally:
             timer.cancel()
             if watcher is not None and not disconnected.is_set():  # a disconnect no longer matters
