@@ -113,8 +113,12 @@ def _breaks(token: str) -> bool:
     return not (token[0].isalnum() or is_cjk(token[0])) or token in STOP_WORDS
 
 
+# 跟 joins two people as 和 and 与 do (the analyzer's function characters lack it).
+_CONNECTORS = frozenset("跟")
+
+
 def _function(token: str) -> bool:
-    return token in _CJK_FUNCTION_CHARS or token in STOP_WORDS or token in _POSSESSIVES
+    return token in _CJK_FUNCTION_CHARS or token in STOP_WORDS or token in _POSSESSIVES or token in _CONNECTORS
 
 
 def lift_entity_facts(query: str, rels: list[float], texts: Sequence[str], history: int) -> list[int]:

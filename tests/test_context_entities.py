@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from context import build_context, select
+from context import build_context, entities, select
 from context.entities import entity_spans, lift_entity_facts
 
 CHEN = ["我大学同学陈静在腾讯干了好几年了。", "我大学同学陈静推荐我看了一部电影。", "我大学同学陈静的车送去保养了。",
@@ -76,3 +76,12 @@ def test_a_question_about_one_entity_lifts_nothing():
     assert lift_entity_facts("How old is my friend Ben?", rels, texts, len(texts)) == []
     texts = [t["content"] for t in _history()]
     assert lift_entity_facts("我大学同学陈静多大了？", [0.5] * len(texts), texts, len(texts)) == []
+
+
+def test_gen_joins_two_entities_as_he_does(monkeypatch):
+    texts = [t["content"] for t in _history()]
+    question = QUESTION.replace("和", "跟")
+    lifted = lift_entity_facts(question, [0.5] * len(texts), texts, len(texts))
+    assert sorted(texts[i].split("：", 1)[1] for i in lifted) == sorted(FACTS)
+    monkeypatch.setattr(entities, "_CONNECTORS", frozenset())
+    assert lift_entity_facts(question, [0.5] * len(texts), texts, len(texts)) == []
