@@ -216,9 +216,15 @@ def one_voice(history: list[Packet]) -> bool:
     """A log of one voice: every turn has the same role and no two speakers name themselves."""
     if not history or any(p.role != history[0].role for p in history):
         return False
-    counts = Counter(speaker_of(p.content) for p in history)
+    counts = Counter(speaker(p) for p in history)
     least = max(3, int(SPEAKER_MIN_SHARE * len(history)))
     return sum(1 for s, c in counts.items() if s and c >= least) < 2
+
+
+def speaker(p: Packet) -> str:
+    """Who said a history turn: the turn's ``name`` when the caller gave one, else its "Name:" prefix
+    ('' when neither says)."""
+    return p.label or speaker_of(p.content)
 
 
 def _weigh_unanswered_questions(history: list[Packet]) -> None:
@@ -240,12 +246,12 @@ def _weigh_speakers(query: str, history: list[Packet]) -> None:
     spreading, so the other speaker's question still lends its reply relevance."""
     if len(history) < 2:
         return
-    by = [speaker_of(p.content) for p in history]
+    by = [speaker(p) for p in history]
     counts = Counter(by)
     least = max(3, int(SPEAKER_MIN_SHARE * len(history)))
     speakers = [s for s, c in counts.items() if s and c >= least]
     if len(speakers) < 2:
-        return  # a log of one voice, or no "Name:" prefixes: nothing to tell apart
+        return  # a log of one voice, or no names or "Name:" prefixes: nothing to tell apart
     q = set(terms_of(query))
     named = {s for s in speakers if (t := terms_of(s)) and q.issuperset(t)}
     if not named or len(named) == len(speakers):

@@ -158,6 +158,29 @@ def test_a_question_naming_one_speaker_prefers_that_speakers_turns(monkeypatch):
         p.relevance for p in hist if p.content.startswith("Melanie"))
 
 
+def test_a_speaker_given_as_the_turns_name_counts_as_a_name_prefix_does(monkeypatch):
+    """A caller may pass who spoke in each turn's ``name`` rather than a "Name:" prefix: a question
+    naming one speaker prefers that speaker's turns all the same (through build_context's gather)."""
+    from context import build_context
+    history = []
+    for k in range(30):
+        history += [{"role": "user", "name": "Melanie", "content": f"I went to pottery class number {k}"},
+                    {"role": "assistant", "name": "Caroline", "content": f"Melanie, pottery class {k}!"}]
+
+    def relevance(weight: float) -> tuple[list[float], list[float]]:
+        monkeypatch.setattr("context.select.SPEAKER_WEIGHT", weight)
+        res = build_context("What did Melanie do at pottery class?", history=history, max_tokens=4000,
+                            reserve_ratio=0, include_notes=False, include_memory=False)
+        by_id = {int(s["id"].rsplit("-", 1)[-1]): s["relevance"] for s in res.to_dict()["selected"]
+                 if s["source"] == "history"}
+        return [by_id[i] for i in range(0, 60, 2)], [by_id[i] for i in range(1, 60, 2)]
+
+    mel, car = relevance(0.4)
+    assert min(mel) > max(car)
+    mel, car = relevance(1.0)  # off: Caroline's turns (which name Melanie too) are not all below hers
+    assert max(car) > min(mel)
+
+
 def test_an_unanswered_question_in_a_log_counts_less_than_a_statement():
     contents = [f"09:{k:02d} home: my neighbour walks the dog number {k}" for k in range(30)]
     contents[10] = "09:10 home: someone asked me: what does my uncle do for work? I could not remember."
