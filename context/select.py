@@ -135,8 +135,8 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     rels = lexical_relevance(query, texts, growing=growing)
     if ANTECEDENT_WEIGHT:
         _inherit_from_antecedents(rels, lexical[:growing])
-    voice = (SECOND_HOP or ENTITY_FACTS_ONE_VOICE) and one_voice(lexical[:growing])
-    if SECOND_HOP and voice:
+    a_log = (SECOND_HOP or ENTITY_FACTS_ONE_VOICE) and one_voice(lexical[:growing])
+    if SECOND_HOP and a_log:
         second_hop(query, rels, texts, growing)
     if PROXIMITY_WEIGHT or SPECIFICITY_WEIGHT:
         # Only the leading candidates can be reordered into the budget: look at those.
@@ -152,7 +152,7 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
                 rels[i] *= 1.0 + SPECIFICITY_WEIGHT * v
             top = max(rels)
             rels = [r / top for r in rels]
-    if ENTITY_FACTS and (voice or not ENTITY_FACTS_ONE_VOICE):
+    if ENTITY_FACTS and (a_log or not ENTITY_FACTS_ONE_VOICE):
         lift_entity_facts(query, rels, texts, growing)
     for p, rel in zip(lexical, rels):
         p.relevance = rel
@@ -165,7 +165,7 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     history = sorted((p for p in candidates if p.source == P.HISTORY), key=lambda p: p.position)
     if history and profile.neighbour_weight:
         # Relevance spreads only between turns the history's own text shows to be connected.
-        links, prior = link_structure([p.content for p in history], [p.role for p in history],
+        links, prior = link_structure([p.content for p in history], [voice(p) for p in history],
                                       [p.group for p in history])
         spread = spread_along_links([p.relevance for p in history], links, profile.neighbour_weight,
                                     reinforce=prior if REINFORCE_BY_PRIOR else 1.0)
@@ -205,7 +205,7 @@ def _inherit_from_antecedents(rels: list[float], history: list[Packet]) -> None:
     turn's relevance, before proximity and specificity look at it (in place; ``history`` in order)."""
     if len(history) < 2 or not any(rels[:len(history)]):
         return
-    ante = antecedents([p.content for p in history], [p.role for p in history])
+    ante = antecedents([p.content for p in history], [voice(p) for p in history])
     base = rels[:len(history)]
     for i, j in enumerate(ante):
         if j >= 0 and base[j]:
@@ -227,6 +227,12 @@ def speaker(p: Packet) -> str:
     return p.label or speaker_of(p.content)
 
 
+def voice(p: Packet) -> str | None:
+    """What the links compare as a history turn's role: the role, and the speaker's ``name`` when the caller
+    gave one (a group chat in one role is several speakers; "Name:" prefixes are compared apart)."""
+    return f"{p.role}\x1f{p.label}" if p.label else p.role
+
+
 def _weigh_unanswered_questions(history: list[Packet]) -> None:
     """A turn that asks and that no other speaker answers next holds no answer: it repeats a
     question's words ("has anyone asked you what my uncle does?") without its fact. In a
@@ -235,7 +241,7 @@ def _weigh_unanswered_questions(history: list[Packet]) -> None:
     for k, p in enumerate(history):
         if p.relevance and asks(p.content):
             nxt = history[k + 1] if k + 1 < len(history) else None
-            if nxt is None or same_speaker(p.content, p.role, nxt.content, nxt.role):
+            if nxt is None or same_speaker(p.content, voice(p), nxt.content, voice(nxt)):
                 p.relevance *= UNANSWERED_QUESTION_WEIGHT
 
 

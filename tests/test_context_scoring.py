@@ -181,6 +181,24 @@ def test_a_speaker_given_as_the_turns_name_counts_as_a_name_prefix_does(monkeypa
     assert max(car) > min(mel)
 
 
+def test_speakers_named_in_one_role_answer_each_other():
+    """A group chat in one role with speakers given as ``name``: Bob's reply to Ann's question is linked to it
+    (and the question is not taken for an unanswered one), as it would be between two roles."""
+    from context import build_context
+    history = []
+    for k in range(20):
+        history += [{"role": "user", "name": "Ann", "content": f"I watered the garden patch number {k}"},
+                    {"role": "user", "name": "Bob", "content": f"The weather was mild on day {k}"}]
+    history[20:20] = [{"role": "user", "name": "Ann", "content": "Where did you leave the canoe paddle?"},
+                      {"role": "user", "name": "Bob", "content": "Behind the shed, under the tarp."}]
+    res = build_context("Where is the canoe paddle?", history=history, max_tokens=4000, reserve_ratio=0,
+                        include_notes=False, include_memory=False)
+    rel = {int(s["id"].rsplit("-", 1)[-1]): s["relevance"] for s in res.to_dict()["selected"]
+           if s["source"] == "history"}
+    far = [r for i, r in rel.items() if abs(i - 20) > 3 and i != len(history) - 1]  # the last: recency
+    assert rel[21] >= 0.5 > max(far)  # linked as a reply (was 0: one speaker, nothing spread to it)
+
+
 def test_an_unanswered_question_in_a_log_counts_less_than_a_statement():
     contents = [f"09:{k:02d} home: my neighbour walks the dog number {k}" for k in range(30)]
     contents[10] = "09:10 home: someone asked me: what does my uncle do for work? I could not remember."
