@@ -216,9 +216,14 @@ def one_voice(history: list[Packet]) -> bool:
     """A log of one voice: every turn has the same role and no two speakers name themselves."""
     if not history or any(p.role != history[0].role for p in history):
         return False
-    counts = Counter(speaker(p) for p in history)
-    least = max(3, int(SPEAKER_MIN_SHARE * len(history)))
-    return sum(1 for s, c in counts.items() if s and c >= least) < 2
+    return len(_speakers([speaker(p) for p in history])) < 2
+
+
+def _speakers(by: list[str]) -> list[str]:
+    """The speakers of a history whose turns' speakers are ``by``: those with at least SPEAKER_MIN_SHARE
+    of the turns (and 3), so that a name said once in a "Name:"-like opening is not a speaker."""
+    least = max(3, int(SPEAKER_MIN_SHARE * len(by)))
+    return [s for s, c in Counter(by).items() if s and c >= least]
 
 
 def speaker(p: Packet) -> str:
@@ -253,9 +258,7 @@ def _weigh_speakers(query: str, history: list[Packet]) -> None:
     if len(history) < 2:
         return
     by = [speaker(p) for p in history]
-    counts = Counter(by)
-    least = max(3, int(SPEAKER_MIN_SHARE * len(history)))
-    speakers = [s for s, c in counts.items() if s and c >= least]
+    speakers = _speakers(by)
     if len(speakers) < 2:
         return  # a log of one voice, or no names or "Name:" prefixes: nothing to tell apart
     q = set(terms_of(query))
