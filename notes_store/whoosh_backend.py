@@ -90,12 +90,6 @@ class WhooshBackend:
         self._keys: dict[int, str] = {}  # docnum -> key, for hits (both learnt from the installed searcher)
         self._segment_keys: dict[str, dict[str, int | None]] = {}  # segment id -> key -> docnum in it
         self._doc_freqs: dict[str, int] = {}  # term -> document frequency in the installed searcher
-        # Keys with no document in the installed searcher, kept from one of our own commits to the next
-        # (``_install``): most uncommitted writes are new notes, and looking each one up again after every
-        # commit (``Searcher.document_number``, ~0.3 ms) was ~5% of the event loop's time under writes.
-        self._absent: set[str] = set()
-        self._own_commits = 0          # commits ``write`` made since the installed searcher was opened
-        self._own_keys: set[str] = set()  # the keys those commits added
         self._cache_generation = -1
         self._generation = 0  # bumps with every new searcher
         self._toc_stamp: tuple[int, int, int] | None = None
@@ -181,22 +175,10 @@ class WhooshBackend:
         searcher = self._ix.searcher(weighting=BM25F())
         return searcher, generation, self._stamp_of(generation)
 
-    def _install(self, opened: tuple[Any, int, tuple[int, int, int] | None], own: bool = False) -> None:
-        """Make ``opened`` the searcher of new searches (no search may run meanwhile, see ``install_refresh``).
-
-        ``own``: opened after this backend's own commits. Keys known absent stay so, but for those the
-        commits added, only when the new generation is exactly the installed one plus our commits (no
-        other process committed in between); otherwise (another process, a reopen, a rebuild) nothing
-        is known absent any more.
-        """
+    def _install(self, opened: tuple[Any, int, tuple[int, int, int] | None]) -> None:
+        """Make ``opened`` the searcher of new searches (no search may run meanwhile, see ``install_refresh``)."""
         # The old searcher is not closed: a search in another thread may still be using it;
         # its files close when the last reference goes.
-        generation = opened[1]
-        if own and self._toc_generation >= 0 and generation == self._toc_generation + self._own_commits:
-            self._absent -= self._own_keys
-        else:
-            self._absent = set()
-        self._own_commits, self._own_keys = 0, set()
         self._searcher, self._toc_generation, self._toc_stamp = opened
         self._generation += 1
 
@@ -222,7 +204,7 @@ class WhooshBackend:
         return self._searcher
 
     def close(self) -> None:
-        self._absent, self._toc_generation = set(), -1
+        self._toc_generation = -1
         searcher, self._searcher = self._searcher, None
         if searcher is not None:
             with contextlib.suppress(Exception):
@@ -278,7 +260,7 @@ class WhooshBackend:
         per generation); True if anything changed."""
         if prepared is None:
             return False
-        self._install(prepared, own=True)  # type: ignore[arg-type]
+        self._install(prepared)  # type: ignore[arg-type]
         return True
 
     # -- reading -------------------------------------------------------------
@@ -367,12 +349,8 @@ class WhooshBackend:
     def _docnums_of(self, searcher: Any, keys: Collection[str]) -> set[int]:
         self._caches_for(self._generation)
         found: set[int] = set()
-        # Learnt only from the installed searcher (a stale one may lack what a newer commit added).
-        absent = self._absent if searcher is self._searcher else set()
         leaves: list[tuple[Any, int, dict[str, int | None]]] | None = None
         for key in keys:
-            if key in absent:
-                continue
             if key not in self._docnums:
                 if leaves is None:
                     leaves = self._key_leaves(searcher)
@@ -380,8 +358,6 @@ class WhooshBackend:
             docnum = self._docnums[key]
             if docnum is not None:
                 found.add(docnum)
-            else:
-                absent.add(key)
         return found
 
     def _key_leaves(self, searcher: Any) -> list[tuple[Any, int, dict[str, int | None]]]:
@@ -470,12 +446,8 @@ class WhooshBackend:
                 writer.cancel()
                 raise
             # A merge per commit costs ~70 ms at 10k notes; small segments are
-            # merged only once enough of them have piled up. The keys first: a searcher installed
-            # between the commit and the count sees more generations than counted and forgets every
-            # absent key (``_install``), never keeps one this commit added.
-            self._own_keys.update(entry.key for entry in puts)
+            # merged only once enough of them have piled up.
             writer.commit(merge=self._merge_next)
-            self._own_commits += 1
             self._merge_next = len(self._ix._segments()) > MAX_SEGMENTS
         except whoosh_index.LockError as exc:
             # Another process is committing to this index: that is no damage, and a rebuild would
