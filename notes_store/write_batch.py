@@ -81,7 +81,7 @@ def search_overlay(pending: dict[str, Pending], units: Sequence[QueryUnit], filt
     wanted = set(query_terms)
     # Every unit's terms present is every query term present (a set test in C per entry); phrases of
     # two or more terms also need their order. Filters last: few entries hold the terms.
-    phrases = [u.terms for u in units if u.is_phrase and len(u.terms) > 1] if match_all else []
+    phrases = [u.terms for u in units if u.is_phrase] if match_all else []
     matches: list[tuple[str, Pending]] = []
     for key, item in pending.items():
         entry = item.entry
