@@ -242,7 +242,7 @@ class HttpLimits:
 
 
 class _Deadline:
-    """``with _deadline(seconds) as d``: the block is cancelled after ``seconds`` (``d.expired`` then says so),
+    """``with _Deadline(seconds) as d``: the block is cancelled after ``seconds`` (``d.expired`` then says so),
     and nothing else is (another cancellation passes through).
 
     On the running asyncio loop a timer and the task's own cancellation (what ``asyncio.timeout`` does, for
@@ -278,31 +278,6 @@ class _Deadline:
         remaining = uncancel() if uncancel is not None else 0
         # Swallowed only when the cancellation is its own (no other request came meanwhile).
         return kind is asyncio.CancelledError and remaining <= self._cancelling
-
-
-def _deadline(seconds: float) -> Any:
-    """``_Deadline`` under asyncio; ``anyio.move_on_after`` (its ``cancelled_caught`` as ``expired``) else."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return _AnyioDeadline(seconds)
-    return _Deadline(seconds)
-
-
-class _AnyioDeadline:
-    def __init__(self, seconds: float) -> None:
-        self._scope = anyio.move_on_after(seconds)
-
-    @property
-    def expired(self) -> bool:
-        return bool(self._scope.cancelled_caught)
-
-    def __enter__(self) -> _AnyioDeadline:
-        self._scope.__enter__()
-        return self
-
-    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
-        return bool(self._scope.__exit__(kind, exc, tb))
 
 
 class BodyBudgetMiddleware:
@@ -342,7 +317,7 @@ class BodyBudgetMiddleware:
         try:
             chunks: list[bytes] = []
             size = 0
-            with _deadline(limits.body_timeout) as deadline:
+            with _Deadline(limits.body_timeout) as deadline:
                 while True:
                     message = await receive()
                     if message["type"] == "http.disconnect":
