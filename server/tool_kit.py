@@ -276,11 +276,10 @@ def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str
                 if not again:
                     _observe(name, time.perf_counter() - started, not ok)
             return _finish(reply, limits, take_warnings)
-        run_sync = call_sync
 
         @functools.wraps(fn)
         async def call_threaded(*args: Any, **kwargs: Any) -> CallToolResult:
-            result: CallToolResult = await in_thread(run_sync, *args, **kwargs)
+            result: CallToolResult = await in_thread(call_sync, *args, **kwargs)
             return result
         wrapped = call_threaded  # not the SDK's own thread hand-off: see ``in_thread``
         if inline is not None:
@@ -291,11 +290,10 @@ def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str
                 if guard is not None:
                     try:
                         with guard:
-                            return run_sync(*args, **kwargs)
+                            return call_sync(*args, **kwargs)
                     except WouldBlock:
-                        pass  # nothing was done: the worker thread below does it, waiting as it must
-                result: CallToolResult = await in_thread(run_sync, *args, **kwargs)
-                return result
+                        pass  # nothing was done: the worker thread does it, waiting as it must
+                return await call_threaded(*args, **kwargs)
             wrapped = call_inline
     # The SDK reads the signature (through __wrapped__) to build the input schema; the return type it would
     # turn into a validated output model is replaced: results are CallToolResult, the schema is set below.
