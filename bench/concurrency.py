@@ -366,8 +366,8 @@ def proc_cpu_seconds(pid: int) -> float | None:
 
 def _wait_quiet(pid: int, quiet: float = 1.5, step: float = 0.25, timeout: float = 15.0) -> float:
     """Wait until the server has spent at most a clock tick of CPU per ``step`` for ``quiet`` seconds in a
-    row (its start-up work done: the index opened, the clients' sessions initialised, and the tokenizer,
-    which the server loads ~1 s after the workspace opens: ``quiet`` outlasts that pause), at most
+    row (its start-up work done: the index opened, the clients' sessions initialised, and, for an older
+    ``--base`` tree, the tokenizer it loads ~1 s after the workspace opens: ``quiet`` outlasts that pause), at most
     ``timeout`` seconds; the seconds waited. Without it a load's first second shares the server's GIL
     with ~0.2 s of start-up CPU (searches of 60-80 ms), and that lands in the p95 of a 4-s load."""
     started = time.monotonic()
@@ -723,7 +723,8 @@ def main(argv: list[str] | None = None) -> int:
     for r in range(args.runs):
         for kind in kinds:
             for load in loads:
-                order = variants if step % 2 == 0 else variants[::-1]
+                # + r: a round's step count may be even, and each pair must change who goes first by round.
+                order = variants if (step + r) % 2 == 0 else variants[::-1]
                 step += 1
                 for variant, tree in order:
                     res = run(scratch, data, calls=args.calls, progress=lambda m: None, client=kind,
