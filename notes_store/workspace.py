@@ -946,6 +946,11 @@ class Workspace:
             self._quick.on = before
 
     @property
+    def reading_quickly(self) -> bool:
+        """This thread is inside ``quick_reads``: work that may take long raises ``WouldBlock`` first."""
+        return self._quick.on
+
+    @property
     def reads_are_quick(self) -> bool:
         """Whether a search now is likely to answer without waiting (see ``quick_reads``): inotify
         reports changes, none were lost, and no rebuild holds the searcher."""

@@ -163,3 +163,35 @@ async def test_a_search_waiting_for_a_rebuild_does_not_stop_the_server(tmp_path)
                 t.join(10)
     finally:
         server.workspace_handle.close()  # type: ignore[attr-defined]
+
+
+@pytest.mark.anyio
+async def test_a_long_note_is_read_in_a_worker_thread_a_short_one_on_the_loop(tmp_path, monkeypatch):
+    """Cutting a long note to the result's budget tokenizes it (tens of ms a MiB): not on the event loop."""
+    import server.tools_notes as tools_notes
+
+    threads: list[int] = []
+    cut = tools_notes.window_of
+
+    def window_of(*args: Any) -> Any:  # the real cut, noting the thread it runs in
+        threads.append(threading.get_ident())
+        return cut(*args)
+
+    monkeypatch.setattr(tools_notes, "window_of", window_of)
+    server = create_server(tmp_path / "ws")
+    try:
+        async with Client(server) as client:
+            short = await client.call_tool("note_create", {"title": "short", "content": "zq short body"})
+            long = await client.call_tool("note_create", {
+                "title": "long", "content": "zq long body word\n" * (tools_notes.QUICK_READ_MAX_CHARS // 17)})
+            ws = server.workspace_handle.get()  # type: ignore[attr-defined]
+            assert ws.reads_are_quick
+            loop_thread = threading.get_ident()
+            r = await client.call_tool("note_read", {"note_id": short.structured_content["id"]})
+            assert not r.is_error and threads == [loop_thread]
+            threads.clear()
+            r = await client.call_tool("note_read", {"note_id": long.structured_content["id"]})
+            assert not r.is_error and r.structured_content["window"] is not None  # cut to the budget
+            assert threads and loop_thread not in threads
+    finally:
+        server.workspace_handle.close()  # type: ignore[attr-defined]
