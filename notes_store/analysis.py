@@ -47,9 +47,19 @@ def is_cjk(term: str) -> bool:
     return m is not None and m.group("cjk") is not None
 
 
-@lru_cache(maxsize=50_000)
 def stem_word(word: str) -> str:
-    """English stemming (Porter2: ``running`` -> ``run``); other scripts pass through."""
+    """English stemming (Porter2: ``running`` -> ``run``); other scripts pass through.
+
+    A number is its own stem (Porter2's rules all end in letters) and is not cached: a history's
+    ids, times and amounts are mostly distinct and would push the words out of the cache.
+    """
+    if word.isdigit() and word.isascii():
+        return word
+    return _stem_cached(word)
+
+
+@lru_cache(maxsize=50_000)
+def _stem_cached(word: str) -> str:
     stemmed: str = _porter2_stem(word)
     return stemmed
 

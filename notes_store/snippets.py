@@ -17,9 +17,6 @@ from .analysis import TOKEN_RE, is_cjk, stem_word
 
 MAX_SCAN_CHARS = 8_000
 
-_stem = lru_cache(maxsize=50_000)(stem_word)
-
-
 class SnippetQuery:
     """A query's terms split for snippet cutting: Latin terms (found by prefix, then stemmed) and CJK terms
     (found as substrings); ``key`` identifies the terms (snippet caches are keyed by it)."""
@@ -95,7 +92,7 @@ def find_matches(text: str, terms: set[str] | frozenset[str] | SnippetQuery,
             if m is None:  # the prefix is not where a token starts (e.g. punctuation)
                 continue
             word = m.group(0).lower()
-            term = word if word in latin else _stem(word)
+            term = word if word in latin else stem_word(word)
             if term in latin:
                 spans.append((start, m.end()))
                 if term in unseen:

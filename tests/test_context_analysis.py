@@ -50,3 +50,16 @@ _PIECES = ["the", "running", "Ｄｅｐｌｏｙ", "我叔叔是厨师长", "华
 def test_index_terms_is_the_index_mode_of_analyze(parts: list[str]) -> None:
     text = "".join(parts)
     assert index_terms(text) == [t.text for t in analyze(text)]
+
+
+def test_numbers_are_their_own_stems_and_keep_out_of_the_word_cache() -> None:
+    """A long history's ids and amounts are mostly distinct: cached, they would push the words out."""
+    from whoosh.lang.porter2 import stem
+
+    from notes_store.analysis import _stem_cached, stem_word
+    stem_word("running")
+    words = _stem_cached.cache_info().currsize
+    numbers = [str(n * 7919) for n in range(5000)] + ["007", "2026"]
+    assert [stem_word(n) for n in numbers] == [stem(n) for n in numbers] == numbers
+    assert _stem_cached.cache_info().currsize == words
+    assert stem_word("running") == "run" and stem_word("3rd") == stem("3rd") and stem_word("１２") == stem("１２")
