@@ -8,6 +8,7 @@ reported in warnings, never fatal.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -75,6 +76,26 @@ def _day_label(day: date) -> str:
     return f"{day:%a} {day.day} {day:%b %Y}"
 
 
+# How far into a turn its own date is looked for (a "time, place:" prefix opens the turn).
+DATE_HEAD = 40
+_NUMBER = re.compile(r"\d+")
+_MONTH_WORD = re.compile(r"[A-Za-z]+")
+
+
+def states_day(content: str, ts: datetime) -> bool:
+    """The turn opens with the day ``ts`` falls on: its year, month (number or name) and day of month
+    are numbers and words of its first DATE_HEAD characters ("2024年11月15日 13:55，...", "Aug 15, 2024,
+    7:04 AM, ...", "2024-11-15 ..."). Such a turn needs no date header: the header would repeat it."""
+    head = content[:DATE_HEAD]
+    numbers = set(_NUMBER.findall(head))
+    if str(ts.year) not in numbers or str(ts.day) not in numbers and f"{ts.day:02d}" not in numbers:
+        return False
+    if str(ts.month) in numbers or f"{ts.month:02d}" in numbers:
+        return True
+    words = {w.lower() for w in _MONTH_WORD.findall(head)}
+    return f"{ts:%b}".lower() in words or f"{ts:%B}".lower() in words
+
+
 def _text(value: Any) -> str:
     """Item content as text; structured values (tool results, task state) become compact JSON."""
     if isinstance(value, str):
@@ -117,9 +138,11 @@ def _turn_packet(turn: Any, i: int) -> Packet:
         raise ContextError(f"history[{i}] has role {role!r}: use one of {list(HISTORY_ROLES)}")
     ts = parse_timestamp(turn.get("timestamp"), f"history[{i}]")
     call_id = turn.get("tool_call_id")
-    return Packet(source=P.HISTORY, id=str(turn.get("id") or f"turn-{i}"), content=_text(content),
+    text = _text(content)
+    return Packet(source=P.HISTORY, id=str(turn.get("id") or f"turn-{i}"), content=text,
                   role=role, timestamp=ts, position=i,
-                  group=day_label(ts) if ts else "", label=str(turn.get("name") or ""),
+                  group=day_label(ts) if ts else "", dated=ts is not None and states_day(text, ts),
+                  label=str(turn.get("name") or ""),
                   tool_call_id=str(call_id) if call_id else "")
 
 

@@ -43,6 +43,7 @@ class Packet:
     importance: float | None = None   # memories, 0..1
     required: bool = False            # tools marked required, task state
     group: str = ""                   # history: the date its header shows (costed once per group)
+    dated: bool = False               # history: the content states that date itself (no header shown for it)
     tool_call_id: str = ""            # history turns of role tool: the call they answer, when given
     show_role: bool = True            # history: False when every turn has the same role (it says nothing)
 

@@ -118,7 +118,7 @@ def layout(system: str, query: str, tools: list[Packet], chosen: list[Packet]) -
 def _history_lines(turns: list[Packet], fmt: str) -> list[str]:
     lines, last_group = [], None
     for p in turns:
-        if p.source == P.HISTORY and p.group and p.group != last_group:
+        if p.source == P.HISTORY and p.group and not p.dated and p.group != last_group:
             lines.append(group_header(p.group, fmt))
             last_group = p.group
         lines.append(packet_text(p))
@@ -179,7 +179,7 @@ def render_messages(lay: Layout) -> list[dict[str, str]]:
         if p.source != P.HISTORY:
             continue
         message = history_message(p, messages[-1]["role"] if messages else None)
-        if p.group and p.group != last_group:
+        if p.group and not p.dated and p.group != last_group:
             message["content"] = group_header(p.group, "messages") + message["content"]
             last_group = p.group
         messages.append(message)
