@@ -81,9 +81,9 @@ SECOND_HOP = True
 ENTITY_FACTS = True
 ENTITY_FACTS_ONE_VOICE = True
 # Query words that only spell out an entity its name already names ("大学同学" of "我大学同学陈静"), in logs
-# of one voice, count this much, and are cut from the wording proximity reads (see entities.spelled_out).
-# 0 (left out), dev 1k/2k: zh-memlog-hard 0.768/0.901 -> 0.791/0.914, zh-daily 0.795/0.854 -> 0.801/0.863,
-# en-daily 0.699/0.806 -> 0.702/0.812, en-memlog(-hard) level or up, zh-memlog -0.002 at 1k; 0.3 gave less.
+# of one voice, count this much (see entities.implied_terms). 0 (left out), dev 1k/2k: zh-memlog-hard
+# 0.768/0.901 -> 0.791/0.914, en-daily 0.699 -> 0.714 at 1k, zh-daily +0.003/+0.003, en-memlog(-hard) level
+# or up, zh-memlog -0.002 at 1k; 0.3 gave less; dialogues untouched.
 IMPLIED_WEIGHT = 0.0
 DUP_RARITY_SAMPLE = 1000
 RECENT_BONUS = 1.0  # enough to outrank any relevance: the latest turns are the conversation's present
