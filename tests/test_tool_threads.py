@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import threading
+import time
 
 import pytest
 from mcp import Client
@@ -30,6 +32,57 @@ async def test_in_thread_runs_elsewhere_with_the_callers_context_and_raises_its_
 
     with pytest.raises(ValueError, match="told to"):
         await tool_kit.in_thread(fails)
+
+
+async def test_a_thread_result_is_answered_before_work_queued_on_the_loop_meanwhile():
+    """The awaiting task resumes first in the loop's queue, not behind everything queued while the thread
+    worked (under load that queue is every other client's requests, passed twice)."""
+    loop = asyncio.get_running_loop()
+    go = threading.Event()
+    order: list[str] = []
+
+    def work() -> int:
+        assert go.wait(10)
+        return 42
+
+    async def caller() -> None:
+        assert await tool_kit.in_thread(work) == 42
+        order.append("resumed")
+
+    def busy() -> None:  # the loop is busy while the thread finishes; five callbacks are queued behind
+        queued = len(loop._ready)
+        go.set()
+        deadline = time.monotonic() + 10
+        while len(loop._ready) == queued and time.monotonic() < deadline:  # until the thread has delivered
+            time.sleep(0.001)
+
+    task = asyncio.ensure_future(caller())
+    await asyncio.sleep(0)  # the caller hands the call to its thread
+    loop.call_soon(busy)
+    for _ in range(5):
+        loop.call_soon(order.append, "queued")
+    await task
+    assert order == ["resumed"] + ["queued"] * 5
+
+
+async def test_a_call_cancelled_before_its_thread_starts_never_runs_and_a_late_result_is_dropped():
+    tool_kit._workers()  # the pool exists: its threads are what is kept busy here
+    hold = threading.Event()
+    blockers = [asyncio.ensure_future(tool_kit.in_thread(hold.wait, 10)) for _ in range(tool_kit.WORKER_THREADS)]
+    ran: list[str] = []
+    queued = asyncio.ensure_future(tool_kit.in_thread(ran.append, "ran"))
+    await asyncio.sleep(0.05)
+    queued.cancel()
+    blockers[0].cancel()  # started: it runs to its end, its result is dropped
+    await asyncio.sleep(0)
+    hold.set()
+    assert all(await asyncio.gather(*blockers[1:]))
+    with pytest.raises(asyncio.CancelledError):
+        await queued
+    with pytest.raises(asyncio.CancelledError):
+        await blockers[0]
+    await tool_kit.in_thread(lambda: None)  # every queued call has been through a thread by now
+    assert ran == []
 
 
 async def test_a_write_runs_in_a_call_thread_and_its_warnings_stay_with_it(server, monkeypatch):
