@@ -25,7 +25,7 @@ from .packets import Packet
 from .dedup import NearDuplicates
 from .links import antecedents, asks, link_structure, same_speaker, speaker_of, spread_along_links
 from .hop import second_hop
-from .entities import lift_entity_facts, spelled_out
+from .entities import lift_entity_facts
 from .proximity import proximity
 from .relevance import join_analysed, lexical_relevance, plain_bm25, specificity, terms_of
 
@@ -80,11 +80,6 @@ SECOND_HOP = True
 # into dialogues as well, a variant of it cost conv-26 a question at 2k (0.912 -> 0.906), gaining nothing.
 ENTITY_FACTS = True
 ENTITY_FACTS_ONE_VOICE = True
-# Query words that only spell out an entity its name already names ("大学同学" of "我大学同学陈静"), in logs
-# of one voice, count this much (see entities.implied_terms). 0 (left out), dev 1k/2k: zh-memlog-hard
-# 0.768/0.901 -> 0.791/0.914, en-daily 0.699 -> 0.714 at 1k, zh-daily +0.003/+0.003, en-memlog(-hard) level
-# or up, zh-memlog -0.002 at 1k; 0.3 gave less; dialogues untouched.
-IMPLIED_WEIGHT = 0.0
 DUP_RARITY_SAMPLE = 1000
 RECENT_BONUS = 1.0  # enough to outrank any relevance: the latest turns are the conversation's present
 
@@ -137,14 +132,10 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     texts = [_searchable(p) for p in lexical]
     # The leading history turns are the part that grows from call to call: its analysis is kept.
     growing = next((k for k, p in enumerate(lexical) if p.source != P.HISTORY), len(lexical))
-    a_log = (SECOND_HOP or ENTITY_FACTS_ONE_VOICE or IMPLIED_WEIGHT < 1.0) and one_voice(lexical[:growing])
-    implied, worded = None, query
-    if a_log and IMPLIED_WEIGHT < 1.0:
-        terms, worded = spelled_out(query, texts, growing)
-        implied = {t: IMPLIED_WEIGHT for t in terms}
-    rels = lexical_relevance(query, texts, growing=growing, implied=implied)
+    rels = lexical_relevance(query, texts, growing=growing)
     if ANTECEDENT_WEIGHT:
         _inherit_from_antecedents(rels, lexical[:growing])
+    a_log = (SECOND_HOP or ENTITY_FACTS_ONE_VOICE) and one_voice(lexical[:growing])
     if SECOND_HOP and a_log:
         second_hop(query, rels, texts, growing)
     if PROXIMITY_WEIGHT or SPECIFICITY_WEIGHT:
@@ -152,7 +143,7 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
         leading = heapq.nlargest(PROXIMITY_CANDIDATES, compress(range(len(rels)), rels),
                                  key=rels.__getitem__)
         # A run of the query's words in its order is stronger evidence than the same words apart.
-        near = proximity(worded, texts, leading) if PROXIMITY_WEIGHT else {}
+        near = proximity(query, texts, leading) if PROXIMITY_WEIGHT else {}
         spec = specificity(query, texts, leading, growing=growing) if SPECIFICITY_WEIGHT else {}
         if near or spec:
             for i, v in near.items():

@@ -85,36 +85,3 @@ def test_gen_joins_two_entities_as_he_does(monkeypatch):
     assert sorted(texts[i].split("：", 1)[1] for i in lifted) == sorted(FACTS)
     monkeypatch.setattr(entities, "_CONNECTORS", frozenset())
     assert lift_entity_facts(question, [0.5] * len(texts), texts, len(texts)) == []
-
-
-# Several friends, one of them (林悦) with many chatty turns that spell out "我朋友林悦" and one fact turn
-# that names her alone.
-FRIENDS = ["徐浩", "冯佳", "郭晶", "唐亮", "萧然", "梁宇"]
-LIN_CHAT = ["我朋友林悦说周末要来我家玩。", "我朋友林悦给我转发了一篇文章。", "我朋友林悦最近好像心情不太好。",
-            "我朋友林悦夸我做的菜好吃。", "和我朋友林悦视频聊了半个小时。", "我朋友林悦约我下周一起吃饭。"]
-LIN_FACT = "林悦今年38岁了。"
-
-
-def _friends_log() -> list[dict[str, str]]:
-    # The chatty templates are everyone's: their words are common, the fact's age is not.
-    texts = [c.replace("林悦", n) for k, n in enumerate(FRIENDS) for c in LIN_CHAT[k % 2::2]]
-    texts += LIN_CHAT[:3] + [LIN_FACT] + LIN_CHAT[3:] + FILLER
-    return [{"role": "user", "content": f"2024年5月{1 + k // 10}日 10:{k % 60:02d}，上海市，家里：{t}"}
-            for k, t in enumerate(texts)]
-
-
-def test_a_relation_the_name_implies_only_spells_it_out():
-    texts = [t["content"] for t in _friends_log()]
-    assert {"朋友"} <= entities.implied_terms("我朋友林悦多大了？", texts, len(texts))
-    # An owner is not spelled out: the tail is theirs ("林悦的女儿" is not 林悦).
-    assert "林悦" not in entities.implied_terms("我朋友林悦的女儿多大了？", texts, len(texts))
-
-
-def test_the_fact_turn_that_names_the_entity_alone_gets_in(monkeypatch):
-    def packed() -> str:
-        res = build_context("我朋友林悦多大了？", history=_friends_log(), max_tokens=200, reserve_ratio=0,
-                            include_notes=False, include_memory=False)
-        return res.context or ""
-    assert LIN_FACT in packed()
-    monkeypatch.setattr(select, "IMPLIED_WEIGHT", 1.0)
-    assert LIN_FACT not in packed()
