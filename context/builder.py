@@ -13,7 +13,7 @@ from collections.abc import Callable
 from .gc_pause import without_collector
 from . import packets as P
 from .compress import Summarizer, extractive_shorten, shorten
-from .errors import ContextCancelled, ContextError
+from .errors import ContextError
 from .gather import (Gathered, check_input_size, gather_documents, gather_evidence, gather_history_cached,
                      gather_task_state,
                      gather_tool_results, gather_tools)
@@ -26,6 +26,7 @@ from .sources import EvidenceProvider
 from .structure import (MESSAGE_OVERHEAD_TOKENS, STATE_HEADING, SUPPORT_HEADING, Layout, group_cost,
                         layout, output_tokens, packet_cost, render_messages, render_text,
                         section_tokens)
+from .stopping import stop_check as _make_stop_check, stoppable
 from .tiers import history_tiers
 from .tokens import DEFAULT_ENCODING, TokenCounter
 
@@ -39,6 +40,7 @@ Progress = Callable[[float, float, str], None]
 
 
 @without_collector
+@stoppable
 def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
                   system_instructions: str | None = None, task_state: dict[str, Any] | str | None = None,
                   tool_results: list[dict[str, Any]] | None = None,
@@ -63,7 +65,7 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
               recency_weight, min_relevance)
     counter = TokenCounter(encoding)
     budget = math.floor(max_tokens * (1 - reserve_ratio))
-    stop_check = _stop_check(should_stop)
+    stop_check = _make_stop_check(should_stop)
     report = _progress(progress, stop_check)
 
     # Gather.
@@ -232,12 +234,6 @@ def _validate(query: Any, max_tokens: Any, reserve_ratio: Any, fmt: Any, query_t
             raise ContextError(f"{name} must be a number in [0, 1] or None (profile default), got {value!r}")
 
 
-def _stop_check(should_stop: Callable[[], bool] | None) -> Callable[[], None]:
-    """A function that raises ContextCancelled once ``should_stop()`` is true."""
-    def check() -> None:
-        if should_stop is not None and should_stop():
-            raise ContextCancelled("build_context stopped: the caller asked to stop")
-    return check
 
 
 def _progress(progress: Progress | None, stop_check: Callable[[], None]) -> Callable[[float, str], None]:

@@ -29,6 +29,7 @@ from itertools import chain, compress
 from notes_store.analysis import is_content_term
 
 from .relevance import terms_of
+from .stopping import checked
 
 # A term in more than this share of the turns (speaker names, dates, "today") links nothing.
 RARE_SHARE = 0.05
@@ -235,7 +236,7 @@ def _common(state: _State, texts: list[str], roles: list[str | None],
 
 def _fresh(texts: list[str], roles: list[str | None], segments: list[str] | None) -> _State:
     n = len(texts)
-    terms = [_content_terms(x) for x in texts]
+    terms = [_content_terms(x) for x in checked(texts)]
     df = Counter(chain.from_iterable(terms))
     idf = {t: math.log(1.0 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
     mass = [sum(idf[t] for t in s) or 1.0 for s in terms]

@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 from notes_store.bm25 import B as BM25_B, K1 as BM25_K1, idf as bm25_idf
 from notes_store.analysis import index_terms, is_cjk, is_content_term, query_terms, stem_word
 
+from .stopping import checked
+
 _MAX_CACHED = 100_000
 _terms_cache: dict[str, tuple[str, ...]] = {}
 _tf_cache: dict[tuple[str, ...], dict[str, int]] = {}
@@ -415,7 +417,7 @@ def scorer_for(texts: Sequence[str], growing: int | None = None) -> LexicalScore
         return last[2]  # the same candidates again (several scorings of one build)
     head = list(texts[:stable])
     corpus, lo, k = _match(head)
-    rest = [terms_of(t) for t in head[k:]] + [terms_of(t) for t in texts[stable:]]
+    rest = [terms_of(t) for t in checked(head[k:])] + [terms_of(t) for t in checked(texts[stable:])]
     scorer = LexicalScorer(rest, _corpus=corpus, _lo=lo, _hi=lo + k)
     _last = (key, growing, scorer)
     return scorer
@@ -438,7 +440,7 @@ def _match(head: list[str]) -> tuple[_Corpus, int, int]:
             if tail > LAZY_TAIL:
                 if lo + k != len(corpus):
                     continue  # it went another way from here: not this history's corpus any more
-                for t in head[k:len(head) - SOFT_TAIL]:
+                for t in checked(head[k:len(head) - SOFT_TAIL]):  # stopped part-way: still a prefix
                     corpus.append(terms_of(t), t)
                 k = len(head) - SOFT_TAIL
             corpus.last_lo = lo
@@ -446,7 +448,7 @@ def _match(head: list[str]) -> tuple[_Corpus, int, int]:
             return corpus, lo, k
         corpus = _Corpus()
         keep = max(0, len(head) - SOFT_TAIL)
-        for t in head[:keep]:
+        for t in checked(head[:keep]):  # stopped part-way: the corpus is never kept
             corpus.append(terms_of(t), t)
         _corpora[id(corpus)] = corpus
         while len(_corpora) > MAX_CORPORA:

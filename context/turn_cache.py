@@ -27,6 +27,7 @@ from itertools import repeat
 from typing import Any
 
 from .packets import Packet
+from .stopping import checked
 
 # Content first: it tells two histories apart soonest when their columns are compared.
 FIELDS = ("content", "role", "timestamp", "id", "name", "tool_call_id")
@@ -66,12 +67,12 @@ class CachedHistory:
         with ``cost`` once per turn and history and reused while the history only grows."""
         state = self._state
         if state is None or self._lock is None:
-            return [cost(p) for p in self.packets]
+            return [cost(p) for p in checked(self.packets)]
         with self._lock:
             known = state.costs.get(key, [])
         n = len(state.templates)
         if len(known) < n:
-            extra = [cost(_copy(p, key[2])) for p in state.templates[len(known):]]
+            extra = [cost(_copy(p, key[2])) for p in checked(state.templates[len(known):])]
             known = known + extra
             with self._lock:
                 if len(state.costs.get(key, [])) < n:

@@ -372,6 +372,41 @@ def test_should_stop_cancels_the_build_between_stages():
     assert build_context("deploys?", history=hist, max_tokens=500, should_stop=lambda: False).tokens <= 400
 
 
+def test_a_stop_during_a_long_stage_stops_it_part_way_and_leaves_the_caches_sound():
+    """One stage over a long history (analysing every turn) is most of a second of CPU for 20,000 turns:
+    its loops check every few hundred turns, so a client that hangs up is noticed part-way through."""
+    from context import ContextCancelled, links, relevance
+    from context.stopping import STRIDE
+    hist = [{"role": "user", "content": f"stopword{i} zebra{i * 7919} about deploys"} for i in range(3000)]
+    texts = [t["content"] for t in hist]
+    calls = []
+
+    def stop() -> bool:
+        calls.append(1)
+        return len(calls) > 2  # gather and the start of select pass; the scoring stage is stopped
+
+    with pytest.raises(ContextCancelled):
+        build_context("deploys?", history=hist, max_tokens=500, should_stop=stop)
+    analysed = sum(t in relevance._terms_cache for t in texts)
+    assert analysed <= 2 * STRIDE, f"{analysed} of {len(texts)} turns analysed after the stop"
+
+    def fresh() -> str:
+        relevance._corpora.clear()
+        links._states.clear()
+        return build_context("zebra7919 deploys?", history=hist, max_tokens=500, reserve_ratio=0).context
+
+    clean = fresh()
+    assert "zebra7919 " in clean
+    for after in (4, 8, 16, 30):  # stopped deeper in (a full build checks ~45 times): the caches stay right
+        relevance._corpora.clear()
+        links._states.clear()
+        calls.clear()
+        with pytest.raises(ContextCancelled):
+            build_context("deploys?", history=hist + [{"role": "user", "content": "one more"}], max_tokens=500,
+                          should_stop=lambda after=after: bool(calls.append(1)) or len(calls) > after)
+        assert build_context("zebra7919 deploys?", history=hist, max_tokens=500, reserve_ratio=0).context == clean
+
+
 def test_history_and_input_caps_are_clear_errors():
     from context.gather import MAX_HISTORY_TURNS, MAX_INPUT_BYTES
     with pytest.raises(ContextError, match="at most 20,000"):
