@@ -52,10 +52,8 @@ class HitBodies:
         ``keep`` False (the file could not be read, say) leaves nothing cached.
         """
         with self._lock:
-            item = self._items.get(key)
-            if item is not None and item.stamp == stamp:
-                self._items.move_to_end(key)
-                self.hits += 1
+            item = self._fresh(key, stamp)
+            if item is not None:
                 return item.text, item.revision
         text, revision, keep = read()  # outside the lock: searches read files in parallel
         with self._lock:
@@ -74,16 +72,12 @@ class HitBodies:
         """(snippet, revision) of ``key``'s body as of ``stamp``: ``cut(body)`` for the query ``terms``,
         once while the body stays cached at that stamp (``get`` reads the body)."""
         with self._lock:
-            item = self._items.get(key)
-            if item is not None and item.stamp == stamp:
-                self._items.move_to_end(key)
-                self.hits += 1
+            item = self._fresh(key, stamp)
+            if item is not None:
                 kept = item.snippets.get(terms)
                 if kept is not None:
                     return kept, item.revision
                 text, revision = item.text, item.revision
-            else:
-                item = None
         if item is None:
             text, revision = self.get(key, stamp, read)
         snippet = cut(text)  # outside the lock
@@ -100,6 +94,15 @@ class HitBodies:
                 self._chars += len(snippet)
                 self._evict()
         return snippet, revision
+
+    def _fresh(self, key: str, stamp: tuple[int, int]) -> _Item | None:
+        """The cached item of ``key`` if it is as of ``stamp`` (counted as a hit); call with the lock held."""
+        item = self._items.get(key)
+        if item is None or item.stamp != stamp:
+            return None
+        self._items.move_to_end(key)
+        self.hits += 1
+        return item
 
     def _evict(self) -> None:
         while self._chars > self.max_chars and self._items:
