@@ -969,13 +969,13 @@ class Workspace:
 
     def _search_ranked(self, units: Sequence[QueryUnit], filters: Filters, limit: int,
                        match_all: bool) -> RankedRows:
+        quick = self._quick.on
+        if quick and sum(len(u.terms) for u in units) > QUICK_MAX_TERMS:  # before any other work
+            raise WouldBlock("a long query is run where it may take its time")
         self.prepare_read()
         for attempt in range(3):
             rebuilds = self._rebuilds
             pending = self._batch.snapshot()  # before the engine's searcher: see WriteBatch.done
-            quick = self._quick.on
-            if quick and sum(len(u.terms) for u in units) > QUICK_MAX_TERMS:
-                raise WouldBlock("a long query is run where it may take its time")
             # In ``quick_reads`` mode a search never waits for the searcher (a swap or a rebuild holds it).
             if not self._searcher_lock.acquire(blocking=not quick):
                 raise WouldBlock("the searcher is busy")
