@@ -26,6 +26,7 @@ from .dedup import NearDuplicates
 from .links import antecedents, asks, link_structure, same_speaker, speaker_of, spread_along_links
 from .hop import second_hop
 from .entities import lift_entity_facts
+from .owners import owned_turns
 from .proximity import proximity
 from .relevance import join_analysed, lexical_relevance, plain_bm25, specificity, terms_of
 
@@ -80,6 +81,9 @@ SECOND_HOP = True
 # into dialogues as well, a variant of it cost conv-26 a question at 2k (0.912 -> 0.906), gaining nothing.
 ENTITY_FACTS = True
 ENTITY_FACTS_ONE_VOICE = True
+# A turn naming the question's person only as the owner of someone else ("我表妹的爸爸", "my niece's dad"),
+# in logs of one voice, counts this much (see context.owners).
+OWNED_WEIGHT = 0.5
 DUP_RARITY_SAMPLE = 1000
 RECENT_BONUS = 1.0  # enough to outrank any relevance: the latest turns are the conversation's present
 
@@ -136,6 +140,9 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     if ANTECEDENT_WEIGHT:
         _inherit_from_antecedents(rels, lexical[:growing])
     a_log = (SECOND_HOP or ENTITY_FACTS_ONE_VOICE) and one_voice(lexical[:growing])
+    if OWNED_WEIGHT < 1.0 and a_log:
+        for i in owned_turns(query, texts, growing):
+            rels[i] *= OWNED_WEIGHT
     if SECOND_HOP and a_log:
         second_hop(query, rels, texts, growing)
     if PROXIMITY_WEIGHT or SPECIFICITY_WEIGHT:
