@@ -323,15 +323,22 @@ class LexicalScorer:
 
 
 def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: float = 0.0,
-                      coverage_weight: float = 0.25, growing: int | None = None) -> list[float]:
+                      coverage_weight: float = 0.25, growing: int | None = None,
+                      implied: dict[str, float] | None = None) -> list[float]:
     """Relevance 0..1 of each text to the query (0 when it shares no term with it).
 
     ``growing``: how many leading texts are a list that grows or slides from call to call (a
-    history); their analysis is kept and extended. Default: all of them."""
+    history); their analysis is kept and extended. Default: all of them. ``implied``: query terms
+    to count at a given weight instead (see spelled.implied_terms), 0 leaving them out."""
     if not texts:
         return []
     scorer = scorer_for(texts, growing)
     weights = weighted_query_terms(query)
+    if implied:
+        for t, w in implied.items():
+            if t in weights:
+                weights[t] *= w
+        weights = {t: w for t, w in weights.items() if w > 0}
     if COMPARATIVE_WEIGHT and weights:
         for base in comparative_bases(query):
             if base not in weights and scorer.df(base):
