@@ -25,6 +25,7 @@ from .packets import Packet
 from .dedup import NearDuplicates
 from .links import antecedents, asks, link_structure, same_speaker, speaker_of, spread_along_links
 from .hop import second_hop
+from .storyline import storyline_hop
 from .entities import lift_entity_facts
 from .owners import owned_turns
 from .spelled import spelled_out
@@ -76,6 +77,9 @@ UNANSWERED_QUESTION_WEIGHT = 0.25
 ANTECEDENT_WEIGHT = 0.5
 # From a clear anchor turn to its names' other turns, in logs of one voice (see context.hop).
 SECOND_HOP = True
+# From the question's anchor turns to the same speaker's other turns of the story, in conversations of
+# several voices (see context.storyline; its figures there).
+STORYLINE = True
 # The two entities a comparison names each get their fact turn lifted, in logs of one voice (see
 # context.entities): zh-daily dev 1k/2k comparison 0.611/0.750 -> 0.750/0.861, en-daily 0.417/0.722 ->
 # 0.500/0.750; held-out comparison zh 0.472/0.667 -> 0.583/0.750, en 0.528/0.722 -> 0.583/0.750. Let
@@ -157,6 +161,9 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
             rels[i] *= OWNED_WEIGHT
     if SECOND_HOP and a_log:
         second_hop(query, rels, texts, growing)
+    if STORYLINE and not a_log:
+        said = [speaker(p) for p in lexical[:growing]]
+        storyline_hop(query, rels, texts, growing, [f"{voice(p)}\x1f{s}" for p, s in zip(lexical, said)], said)
     if PROXIMITY_WEIGHT or SPECIFICITY_WEIGHT:
         # Only the leading candidates can be reordered into the budget: look at those.
         leading = heapq.nlargest(PROXIMITY_CANDIDATES, compress(range(len(rels)), rels),
