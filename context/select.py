@@ -148,7 +148,7 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     texts = [_searchable(p) for p in lexical]
     # The leading history turns are the part that grows from call to call: its analysis is kept.
     growing = next((k for k, p in enumerate(lexical) if p.source != P.HISTORY), len(lexical))
-    a_log = (SECOND_HOP or ENTITY_FACTS_ONE_VOICE or IMPLIED_WEIGHT < 1.0) and one_voice(lexical[:growing])
+    a_log = one_voice(lexical[:growing])  # a log of one voice's statements, not a conversation
     implied, worded = None, query
     if a_log and IMPLIED_WEIGHT < 1.0:
         terms, worded = spelled_out(query, texts, growing)
