@@ -121,6 +121,23 @@ def _function(token: str) -> bool:
     return token in _CJK_FUNCTION_CHARS or token in STOP_WORDS or token in _POSSESSIVES or token in _CONNECTORS
 
 
+def name_tail(toks: Sequence[str], a: int, b: int, bodies: Sequence[str], names: set[str]) -> int | None:
+    """Where the shortest tail of the stretch toks[a:b] that names its entity starts: a name, or a tail
+    held by at most TAIL_RATIO times as many turns as the whole stretch (or by TAIL_SHARE of the turns);
+    ``a`` when no shorter tail does; None when no turn holds the stretch."""
+    n_whole = sum(1 for x in bodies if _holds(x, _join(toks[a:b])))
+    if not n_whole:
+        return None
+    for start in range(b - 1, a, -1):
+        tail = _join(toks[start:b])
+        if len(tail) < 2:
+            continue
+        if tail in names or \
+                sum(1 for x in bodies if _holds(x, tail)) <= max(TAIL_RATIO * n_whole, TAIL_SHARE * len(bodies)):
+            return start
+    return a
+
+
 def lift_entity_facts(query: str, rels: list[float], texts: Sequence[str], history: int) -> list[int]:
     """Raise each named entity's best turn by the question's other words to the top relevance (in
     place over the first ``history`` texts); return the lifted turns."""
@@ -135,19 +152,10 @@ def lift_entity_facts(query: str, rels: list[float], texts: Sequence[str], histo
         return []
     members: list[list[int]] = []
     for a, b in spans:
-        whole = _join(toks[a:b])
-        n_whole = sum(1 for x in bodies if _holds(x, whole))
-        if not n_whole:
+        start = name_tail(toks, a, b, bodies, names)
+        if start is None:
             return []
-        chosen = whole
-        for start in range(b - 1, a, -1):
-            tail = _join(toks[start:b])
-            if len(tail) < 2:
-                continue
-            if tail in names or \
-                    sum(1 for x in bodies if _holds(x, tail)) <= max(TAIL_RATIO * n_whole, TAIL_SHARE * len(bodies)):
-                chosen = tail
-                break
+        chosen = _join(toks[start:b])
         members.append([i for i, x in enumerate(bodies) if _holds(x, chosen)])
     # The question's other words, outside every entity: what is asked of them (edge bigrams left out).
     covered = {k for a, b in spans for k in range(a, b)}

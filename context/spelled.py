@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from notes_store.analysis import is_cjk
 
-from .entities import TAIL_RATIO, TAIL_SHARE, _function, _holds, _join, _names, _tokens, entity_spans
+from .entities import _function, _holds, _join, _names, _tokens, entity_spans, name_tail
 from .hop import body_of
 from .relevance import terms_of
 
@@ -24,23 +24,6 @@ IMPLIED_RATIO = 3.0
 
 # A tail after these belongs to what stands before it ("X的女儿", "X's son"): the stretch is not spelled out.
 _OWNERS = frozenset(("的", "'s", "’s", "之"))
-
-
-def _tail(toks: Sequence[str], a: int, b: int, bodies: Sequence[str], names: set[str]) -> int | None:
-    """Where the shortest tail of the stretch toks[a:b] that names its entity starts: a name, or a tail
-    held by at most TAIL_RATIO times as many turns as the whole stretch (or by TAIL_SHARE of the turns);
-    ``a`` when no shorter tail does; None when no turn holds the stretch (as entities.lift_entity_facts)."""
-    n_whole = sum(1 for x in bodies if _holds(x, _join(toks[a:b])))
-    if not n_whole:
-        return None
-    for start in range(b - 1, a, -1):
-        tail = _join(toks[start:b])
-        if len(tail) < 2:
-            continue
-        if tail in names or \
-                sum(1 for x in bodies if _holds(x, tail)) <= max(TAIL_RATIO * n_whole, TAIL_SHARE * len(bodies)):
-            return start
-    return a
 
 
 def implied_terms(query: str, texts: Sequence[str], history: int) -> set[str]:
@@ -66,7 +49,7 @@ def spelled_out(query: str, texts: Sequence[str], history: int) -> tuple[set[str
     cut: set[int] = set()
     for a, b in entity_spans(query, bodies):
         covered.update(range(a, b))
-        start = _tail(toks, a, b, bodies, names)
+        start = name_tail(toks, a, b, bodies, names)
         whole = set(terms_of(_join(toks[a:b])))
         if start is None or start == a or toks[start - 1] in _OWNERS:
             kept.update(whole)
