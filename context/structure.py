@@ -39,6 +39,9 @@ KEY_EVIDENCE_MAX = 3
 def packet_text(p: Packet) -> str:
     """The exact text a packet contributes (one or more lines, no trailing newline)."""
     if p.source == P.HISTORY:
+        name = turn_name(p)
+        if name:  # who spoke: in a group chat in one role the role says nothing of it
+            return f"{p.role} ({name}): {p.content}" if p.show_role else f"{name}: {p.content}"
         return f"{p.role}: {p.content}" if p.show_role else p.content
     if p.source in (P.NOTE, P.MEMORY):
         tag = [f"{p.source} {p.id}"]
@@ -70,6 +73,12 @@ def tool_turn_text(p: Packet) -> str:
     return f"[tool result{' ' + p.label if p.label else ''}]\n{p.content}"
 
 
+def turn_name(p: Packet) -> str:
+    """The speaker's ``name`` a history turn was given, unless its content already opens with "name:"."""
+    name = p.label.strip() if p.source == P.HISTORY else ""
+    return "" if not name or p.content.startswith(f"{name}:") else name
+
+
 def history_message(p: Packet, previous_role: str | None) -> dict[str, str]:
     """One history turn as a chat message. A tool turn is a ``tool`` message with its
     ``tool_call_id`` when the caller gave one and it follows an assistant turn (the only place
@@ -78,15 +87,21 @@ def history_message(p: Packet, previous_role: str | None) -> dict[str, str]:
         if p.tool_call_id and previous_role == "assistant":
             return {"role": "tool", "tool_call_id": p.tool_call_id, "content": p.content}
         return {"role": "user", "content": tool_turn_text(p)}
-    return {"role": p.role or "user", "content": p.content}
+    message = {"role": p.role or "user", "content": p.content}
+    name = turn_name(p)
+    if name:  # chat APIs take a participant's name beside the role
+        message["name"] = name
+    return message
 
 
 def packet_cost(p: Packet, fmt: str, counter: TokenCounter) -> int:
     """Tokens a packet adds to the output in ``fmt`` (its date header is costed apart)."""
     if fmt == "messages" and p.source == P.HISTORY:
         # A tool turn is costed as folded (the longer of its two forms).
-        text = tool_turn_text(p) if p.role == "tool" else p.content
-        return counter.count(text) + MESSAGE_OVERHEAD_TOKENS
+        if p.role == "tool":
+            return counter.count(tool_turn_text(p)) + MESSAGE_OVERHEAD_TOKENS
+        name = turn_name(p)
+        return counter.count(p.content) + MESSAGE_OVERHEAD_TOKENS + (counter.count(name) + 1 if name else 0)
     return counter.count(packet_text(p)) + 1  # +1: the newline joining it to the next item
 
 
@@ -188,8 +203,9 @@ def render_messages(lay: Layout) -> list[dict[str, str]]:
 
 
 def messages_tokens(messages: list[dict[str, str]], counter: TokenCounter) -> int:
-    """Tokens of a message list: each content counted exactly plus MESSAGE_OVERHEAD_TOKENS per message."""
-    return sum(counter.count(m["content"]) + MESSAGE_OVERHEAD_TOKENS for m in messages)
+    """Tokens of a message list: each content (and name) counted exactly plus MESSAGE_OVERHEAD_TOKENS per message."""
+    return sum(counter.count(m["content"]) + MESSAGE_OVERHEAD_TOKENS
+               + (counter.count(m["name"]) + 1 if m.get("name") else 0) for m in messages)
 
 
 def output_tokens(lay: Layout, fmt: str, counter: TokenCounter) -> int:
@@ -209,7 +225,7 @@ def section_tokens(lay: Layout, fmt: str, counter: TokenCounter) -> dict[str, in
     bodies = section_bodies(lay)
     out = {name: (counter.count(bodies[name]) if bodies[name] != EMPTY_SECTION.get(name) else 0)
            for name in SECTIONS if name != "Output"}
-    out["Context"] = sum(counter.count(p.content) + MESSAGE_OVERHEAD_TOKENS for p in lay.context
+    out["Context"] = sum(packet_cost(p, "messages", counter) for p in lay.context
                          if p.source == P.HISTORY) + sum(counter.count(packet_text(p)) for p in lay.context
                                                          if p.source == P.SUMMARY)
     return out

@@ -78,6 +78,9 @@ def described(model: type[BaseModel], what: str) -> WithJsonSchema:
 
 
 class ContextMessage(BaseModel):
+    # A message may also carry ``name`` (who spoke) and ``tool_call_id`` (a tool turn's call), only when set:
+    # kept as given, never sent as null.
+    model_config = ConfigDict(extra="allow")
     role: str
     content: str
 

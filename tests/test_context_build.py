@@ -461,3 +461,23 @@ def test_newest_turn_is_not_dropped_as_a_copy_of_an_older_one_in_chat():
     kept = {s["id"] for s in res.to_dict()["selected"]}
     assert "new" in kept, [d for d in res.to_dict()["dropped"] if d["id"] == "new"]
     assert new["content"] in res.context
+
+
+def test_a_turns_name_says_who_spoke_in_both_formats_and_is_counted():
+    """A group chat in one role: without the names the packed turns would not say who said what."""
+    from context.structure import messages_tokens
+    from context.tokens import TokenCounter
+    hist = [{"role": "user", "content": "I moved the deploy to Friday", "name": "ann"},
+            {"role": "user", "content": "bob: Friday works for the deploy"},
+            {"role": "user", "content": "the deploy needs a database backup first", "name": "cy"}]
+    text = build_context("when is the deploy?", history=hist, max_tokens=400, reserve_ratio=0).context
+    assert "ann: I moved the deploy to Friday" in text and "cy: the deploy needs" in text
+    assert "bob: Friday works" in text and "bob: bob:" not in text
+    res = build_context("when is the deploy?", history=hist, max_tokens=400, reserve_ratio=0, format="messages")
+    assert {"role": "user", "content": "I moved the deploy to Friday", "name": "ann"} in res.messages
+    assert not any("name" in m for m in res.messages if m["content"].startswith("bob:"))
+    assert res.tokens == messages_tokens(res.messages, TokenCounter()) <= res.budget
+    two_roles = [{"role": "user", "content": "is the deploy on Friday?", "name": "ann"},
+                 {"role": "assistant", "content": "yes, the deploy is on Friday"}]
+    text = build_context("deploy day?", history=two_roles, max_tokens=400, reserve_ratio=0).context
+    assert "user (ann): is the deploy on Friday?" in text and "assistant: yes, the deploy" in text

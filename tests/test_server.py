@@ -249,6 +249,16 @@ async def test_build_context_text_and_messages(client):
     r = await client.call_tool("build_context", {"query": "token refresh", "format": "messages",
                                                  "history": [{"role": "user", "content": "hi"}]})
     assert not r.is_error and isinstance(r.structured_content["messages"], list)
+    # Who spoke and a tool turn's call id reach the client (a chat API needs both).
+    r = await client.call_tool("build_context", {"query": "did the tests pass?", "format": "messages", "history": [
+        {"role": "user", "content": "run the tests please", "name": "ann"},
+        {"role": "assistant", "content": "running pytest"},
+        {"role": "tool", "content": "2 failed, 40 passed", "tool_call_id": "call_1", "name": "pytest"}]})
+    assert not r.is_error, r.content[0].text
+    msgs = r.structured_content["messages"]
+    assert {"role": "user", "content": "run the tests please", "name": "ann"} in msgs
+    assert {"role": "tool", "content": "2 failed, 40 passed", "tool_call_id": "call_1"} in msgs
+    assert all(None not in m.values() for m in msgs)
 
 
 async def test_build_context_errors(client):
