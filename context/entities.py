@@ -28,6 +28,7 @@ from notes_store.analysis import _CJK_FUNCTION_CHARS, STOP_WORDS, is_cjk
 
 from .hop import _CAPITALISED, body_of
 from .relevance import CJK_EDGE_WEIGHT, COMPARATIVE_WEIGHT, comparative_bases, scorer_for, terms_of, weighted_query_terms
+from .stopping import checked
 
 # How many turns of each named entity are lifted (its best by the question's other words).
 LIFT_PER_ENTITY = 1
@@ -41,8 +42,19 @@ MIN_HOLDERS = 3
 _TOKEN = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*|[\u3400-\u9fff]|[^\sa-z0-9\u3400-\u9fff]")
 
 
+# The question's words these signals read: each span costs a pass over the history, so a long query
+# (a pasted page) must not cost a pass per word. A question names its people within its first words.
+MAX_QUESTION_TOKENS = 40
+
+
 def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower())
+    """The question's first MAX_QUESTION_TOKENS tokens (words, CJK characters, punctuation)."""
+    out: list[str] = []
+    for m in _TOKEN.finditer(text.lower()):
+        if len(out) >= MAX_QUESTION_TOKENS:
+            break
+        out.append(m.group(0))
+    return out
 
 
 def _join(tokens: Sequence[str]) -> str:
@@ -125,7 +137,8 @@ def name_tail(toks: Sequence[str], a: int, b: int, bodies: Sequence[str], names:
     """Where the shortest tail of the stretch toks[a:b] that names its entity starts: a name, or a tail
     held by at most TAIL_RATIO times as many turns as the whole stretch (or by TAIL_SHARE of the turns);
     ``a`` when no shorter tail does; None when no turn holds the stretch."""
-    n_whole = sum(1 for x in bodies if _holds(x, _join(toks[a:b])))
+    whole = _join(toks[a:b])
+    n_whole = sum(1 for x in checked(bodies) if _holds(x, whole))
     if not n_whole:
         return None
     for start in range(b - 1, a, -1):

@@ -17,6 +17,7 @@ from notes_store.analysis import is_cjk
 from .entities import _function, _holds, _join, _names, _tokens, entity_spans, name_tail
 from .hop import body_of
 from .relevance import terms_of
+from .stopping import checked
 
 # A word of an entity's stretch outside its tail only spells the entity out when at least this many times as
 # many turns hold it as hold the tail.
@@ -56,12 +57,12 @@ def spelled_out(query: str, texts: Sequence[str], history: int) -> tuple[set[str
             continue
         tail_text = _join(toks[start:b])
         tail = set(terms_of(tail_text))
-        common = IMPLIED_RATIO * sum(1 for x in bodies if _holds(x, tail_text))
+        common = IMPLIED_RATIO * sum(1 for x in checked(bodies) if _holds(x, tail_text))
         # The prefix's words (English words, CJK bigrams), counted in the turns' statements.
         pre = toks[a:start]
         units = [t for t in pre if not is_cjk(t[0]) and not _function(t)] + \
             [x + y for x, y in zip(pre, pre[1:]) if is_cjk(x) and is_cjk(y)]
-        shared = [u for u in units if sum(1 for x in bodies if _holds(x, u)) >= common]
+        shared = [u for u in units if sum(1 for x in checked(bodies) if _holds(x, u)) >= common]
         words = {t for u in shared for t in terms_of(u)} - tail
         if not words:
             kept.update(whole)

@@ -85,3 +85,13 @@ def test_gen_joins_two_entities_as_he_does(monkeypatch):
     assert sorted(texts[i].split("：", 1)[1] for i in lifted) == sorted(FACTS)
     monkeypatch.setattr(entities, "_CONNECTORS", frozenset())
     assert lift_entity_facts(question, [0.5] * len(texts), texts, len(texts)) == []
+
+
+def test_a_long_query_costs_a_bounded_number_of_passes_over_the_history():
+    """Each span of the question is a pass over the history: a pasted page must not be one pass per word."""
+    from context.entities import MAX_QUESTION_TOKENS, _tokens, entity_spans
+    page = "我大学同学陈静个子多高？" + "我表妹的爸爸请我吃了顿饭。" * 200
+    bodies = ["我表妹的爸爸请我吃了顿饭。"] * 5 + ["我大学同学陈静个子很高。"] * 5
+    assert len(_tokens(page)) == MAX_QUESTION_TOKENS
+    assert all(b <= MAX_QUESTION_TOKENS for _a, b in entity_spans(page, bodies))
+    assert entity_spans(page, bodies)[0] == entity_spans("我大学同学陈静个子多高？", bodies)[0]
