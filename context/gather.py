@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import packets as P
+from notes_store.sessions import MAX_NAME_CHARS
 from notes_store.timestamps import NotATime, to_naive_utc
 
 from .errors import ContextError
@@ -137,13 +138,25 @@ def _turn_packet(turn: Any, i: int) -> Packet:
     if role not in HISTORY_ROLES:
         raise ContextError(f"history[{i}] has role {role!r}: use one of {list(HISTORY_ROLES)}")
     ts = parse_timestamp(turn.get("timestamp"), f"history[{i}]")
-    call_id = turn.get("tool_call_id")
+    call_id = _short(turn.get("tool_call_id"), f"history[{i}].tool_call_id")
+    name = _short(turn.get("name"), f"history[{i}].name")
     text = _text(content)
     return Packet(source=P.HISTORY, id=str(turn.get("id") or f"turn-{i}"), content=text,
                   role=role, timestamp=ts, position=i,
                   group=day_label(ts) if ts else "", dated=ts is not None and states_day(text, ts),
-                  label=str(turn.get("name") or ""),
-                  tool_call_id=str(call_id) if call_id else "")
+                  label=name, tool_call_id=call_id)
+
+
+def _short(value: Any, where: str) -> str:
+    """A turn's ``name`` or ``tool_call_id``: one line of at most MAX_NAME_CHARS characters (as sessions
+    store them), '' when not given. Not counted in the input-size limit, so bounded here."""
+    if value is None or value == "":
+        return ""
+    text = str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+    if not isinstance(text, str) or len(text) > MAX_NAME_CHARS or any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise ContextError(f"{where} must be one line of at most {MAX_NAME_CHARS} characters "
+                           f"(who spoke, or the tool call's id)")
+    return text
 
 
 def gather_tool_results(tool_results: list[dict[str, Any]] | None) -> list[Packet]:
