@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import collections
 import contextlib
 import contextvars
@@ -157,7 +158,11 @@ def _front_of_queue(loop: asyncio.AbstractEventLoop) -> tuple[Any, Callable[[], 
     """The ready queue of asyncio's own event loop and its wake-up, or None for any other loop."""
     ready = getattr(loop, "_ready", None)
     wake = getattr(loop, "_write_to_self", None)
-    if isinstance(loop, asyncio.BaseEventLoop) and isinstance(ready, collections.deque) and callable(wake):
+    # The base class's _write_to_self raises NotImplementedError: only a loop that overrides it can be woken.
+    overridden = getattr(type(loop), "_write_to_self", None) is not getattr(asyncio.BaseEventLoop,
+                                                                            "_write_to_self", None)
+    if isinstance(loop, asyncio.BaseEventLoop) and isinstance(ready, collections.deque) and callable(wake) \
+            and overridden:
         return ready, wake
     return None
 
@@ -218,10 +223,25 @@ async def in_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
             outcome = (False, RuntimeError(f"StopIteration raised in a worker thread: {exc}"))
         except BaseException as exc:
             outcome = (False, exc)
+        if loop.is_closed():  # nobody awaits it any more
+            return
         ready.appendleft(asyncio.Handle(deliver, (outcome,), loop))
         wake()
 
-    _workers().submit(run)
+    def failed(job: concurrent.futures.Future[None]) -> None:
+        """run() catches the call's errors, but the pool may cancel it (a shutdown) or the hand-off itself
+        fail: the awaiting task then gets an error instead of waiting for ever."""
+        exc: BaseException | None = (RuntimeError("the worker pool cancelled the call") if job.cancelled()
+                                     else job.exception())
+        if exc is None or loop.is_closed():
+            return
+
+        def fail() -> None:
+            if not fut.done():
+                fut.set_exception(exc)
+        loop.call_soon_threadsafe(fail)
+
+    _workers().submit(run).add_done_callback(failed)
     return await fut
 
 

@@ -104,3 +104,20 @@ async def test_a_write_runs_in_a_call_thread_and_its_warnings_stay_with_it(serve
         bad = await c.call_tool("note_create", {"title": ""})
         assert bad.is_error
     assert threads and all(t.startswith("ctxnotes-call") for t in threads)
+
+
+async def test_a_call_the_pool_drops_is_an_error_not_a_wait_for_ever(monkeypatch):
+    """A pool shut down with queued calls (``cancel_futures``) cancels them: their callers get an error."""
+    from concurrent.futures import ThreadPoolExecutor
+    pool = ThreadPoolExecutor(1, thread_name_prefix="test-pool")
+    monkeypatch.setattr(tool_kit, "_pool", pool)
+    release = threading.Event()
+    busy = asyncio.ensure_future(tool_kit.in_thread(release.wait, 5))  # holds the only thread
+    await asyncio.sleep(0.05)
+    queued = asyncio.ensure_future(tool_kit.in_thread(lambda: "ran"))
+    await asyncio.sleep(0.05)
+    pool.shutdown(wait=False, cancel_futures=True)
+    with pytest.raises(RuntimeError, match="cancelled"):
+        await asyncio.wait_for(queued, 5)
+    release.set()
+    assert await asyncio.wait_for(busy, 5) is True
