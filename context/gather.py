@@ -79,22 +79,24 @@ def _day_label(day: date) -> str:
 
 # How far into a turn its own date is looked for (a "time, place:" prefix opens the turn).
 DATE_HEAD = 40
-_NUMBER = re.compile(r"\d+")
-_MONTH_WORD = re.compile(r"[A-Za-z]+")
+_DATE_PART = re.compile(r"\d+|[A-Za-z]+")
 
 
 def states_day(content: str, ts: datetime) -> bool:
     """The turn opens with the day ``ts`` falls on: its year, month (number or name) and day of month
-    are numbers and words of its first DATE_HEAD characters ("2024年11月15日 13:55，...", "Aug 15, 2024,
-    7:04 AM, ...", "2024-11-15 ..."). Such a turn needs no date header: the header would repeat it."""
-    head = content[:DATE_HEAD]
-    numbers = set(_NUMBER.findall(head))
-    if str(ts.year) not in numbers or str(ts.day) not in numbers and f"{ts.day:02d}" not in numbers:
-        return False
-    if str(ts.month) in numbers or f"{ts.month:02d}" in numbers:
-        return True
-    words = {w.lower() for w in _MONTH_WORD.findall(head)}
-    return f"{ts:%b}".lower() in words or f"{ts:%B}".lower() in words
+    stand next to each other among the numbers and words of its first DATE_HEAD characters
+    ("2024年11月15日 13:55，...", "Aug 15, 2024, 7:04 AM, ...", "2024-11-15 ..."; not "2024 goals: run
+    5 km"). Such a turn needs no date header: the header would repeat it."""
+    parts = [p.lower() for p in _DATE_PART.findall(content[:DATE_HEAD])]
+    year = str(ts.year)
+    days = {str(ts.day), f"{ts.day:02d}"}
+    months = {str(ts.month), f"{ts.month:02d}", f"{ts:%b}".lower(), f"{ts:%B}".lower()}
+    for i in range(len(parts) - 2):
+        a, b, c = parts[i:i + 3]
+        if year == a and (b in months and c in days or b in days and c in months) \
+                or year == c and (a in months and b in days or a in days and b in months):
+            return True
+    return False
 
 
 def _text(value: Any) -> str:

@@ -16,6 +16,10 @@ def test_states_day_reads_the_turns_own_date():
     assert not states_day("Caroline: I went to the LGBTQ support group yesterday.", ts)
     assert not states_day("2024年11月14日 13:55，上海市：前一天的事。", ts)
     assert not states_day("Nov 15 was fun, see you in 2025.", ts)
+    assert states_day("Fri 15 Nov 2024, home: done.", ts) and states_day("November 15, 2024: done.", ts)
+    # The three parts must stand together: numbers scattered through a sentence state no day.
+    assert not states_day("2024 goals: run 11 km, 15 times a month", ts)
+    assert not states_day("Paid 12 dollars for 12 eggs in 2024 prices", datetime(2024, 12, 12))
 
 
 def _log(stated: bool) -> list[dict[str, object]]:
