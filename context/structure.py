@@ -12,6 +12,8 @@ the select stage budgets with, so layout and accounting cannot drift apart.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from . import packets as P
@@ -87,11 +89,17 @@ def history_message(p: Packet, previous_role: str | None) -> dict[str, str]:
         if p.tool_call_id and previous_role == "assistant":
             return {"role": "tool", "tool_call_id": p.tool_call_id, "content": p.content}
         return {"role": "user", "content": tool_turn_text(p)}
-    message = {"role": p.role or "user", "content": p.content}
     name = turn_name(p)
+    if name and not _MESSAGE_NAME.fullmatch(name):  # a name chat APIs refuse goes in the text instead
+        return {"role": p.role or "user", "content": f"{name}: {p.content}"}
+    message = {"role": p.role or "user", "content": p.content}
     if name:  # chat APIs take a participant's name beside the role
         message["name"] = name
     return message
+
+
+# The participant names OpenAI-style chat APIs accept in a message's ``name``.
+_MESSAGE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def packet_cost(p: Packet, fmt: str, counter: TokenCounter) -> int:
@@ -100,8 +108,9 @@ def packet_cost(p: Packet, fmt: str, counter: TokenCounter) -> int:
         # A tool turn is costed as folded (the longer of its two forms).
         if p.role == "tool":
             return counter.count(tool_turn_text(p)) + MESSAGE_OVERHEAD_TOKENS
-        name = turn_name(p)
-        return counter.count(p.content) + MESSAGE_OVERHEAD_TOKENS + (counter.count(name) + 1 if name else 0)
+        message = history_message(p, None)
+        return counter.count(message["content"]) + MESSAGE_OVERHEAD_TOKENS + (
+            counter.count(message["name"]) + 1 if "name" in message else 0)
     return counter.count(packet_text(p)) + 1  # +1: the newline joining it to the next item
 
 

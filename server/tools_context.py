@@ -183,7 +183,8 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
         if format == "text":
             text = data.get("context") or ""
         else:
-            text = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in data.get("messages") or [])
+            text = "\n\n".join(f"[{m['role']}{' (' + m['name'] + ')' if m.get('name') else ''}]\n{m['content']}"
+                           for m in data.get("messages") or [])
         summary = (f"\n\n---\n{out.tokens}/{out.budget} tokens; {len(out.selected)} item(s) selected, "
                    f"{len(out.dropped)} dropped, {len(out.compressed)} compressed")
         if out.warnings:

@@ -477,6 +477,13 @@ def test_a_turns_name_says_who_spoke_in_both_formats_and_is_counted():
     assert {"role": "user", "content": "I moved the deploy to Friday", "name": "ann"} in res.messages
     assert not any("name" in m for m in res.messages if m["content"].startswith("bob:"))
     assert res.tokens == messages_tokens(res.messages, TokenCounter()) <= res.budget
+    # A name chat APIs refuse in the field (spaces, CJK) is said in the content, and costed so.
+    spaced = [{"role": "user", "content": "the deploy is on Friday", "name": "Ann Smith"},
+              {"role": "user", "content": "部署在周五", "name": "陈静"}]
+    res = build_context("deploy day?", history=spaced, max_tokens=400, reserve_ratio=0, format="messages")
+    assert {"role": "user", "content": "Ann Smith: the deploy is on Friday"} in res.messages
+    assert {"role": "user", "content": "陈静: 部署在周五"} in res.messages
+    assert res.tokens == messages_tokens(res.messages, TokenCounter()) <= res.budget
     two_roles = [{"role": "user", "content": "is the deploy on Friday?", "name": "ann"},
                  {"role": "assistant", "content": "yes, the deploy is on Friday"}]
     text = build_context("deploy day?", history=two_roles, max_tokens=400, reserve_ratio=0).context
