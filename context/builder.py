@@ -26,7 +26,7 @@ from .sources import EvidenceProvider
 from .structure import (MESSAGE_OVERHEAD_TOKENS, STATE_HEADING, SUPPORT_HEADING, Layout, group_cost,
                         layout, output_tokens, packet_cost, render_messages, render_text,
                         section_tokens)
-from .stopping import stop_check as _make_stop_check, stoppable
+from .stopping import current_check, stoppable
 from .tiers import history_tiers
 from .tokens import DEFAULT_ENCODING, TokenCounter
 
@@ -65,7 +65,7 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
               recency_weight, min_relevance)
     counter = TokenCounter(encoding)
     budget = math.floor(max_tokens * (1 - reserve_ratio))
-    stop_check = _make_stop_check(should_stop)
+    stop_check = current_check()  # installed from should_stop by @stoppable
     report = _progress(progress, stop_check)
 
     # Gather.
@@ -232,8 +232,6 @@ def _validate(query: Any, max_tokens: Any, reserve_ratio: Any, fmt: Any, query_t
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                   or not 0 <= value <= 1):
             raise ContextError(f"{name} must be a number in [0, 1] or None (profile default), got {value!r}")
-
-
 
 
 def _progress(progress: Progress | None, stop_check: Callable[[], None]) -> Callable[[float, str], None]:

@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import packets as P
-from notes_store.sessions import MAX_NAME_CHARS
+from notes_store.sessions import MAX_NAME_CHARS, is_short_line
 from notes_store.timestamps import NotATime, to_naive_utc
 
 from .errors import ContextError
@@ -155,7 +155,7 @@ def _short(value: Any, where: str) -> str:
     if value is None or value == "":
         return ""
     text = str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
-    if not isinstance(text, str) or len(text) > MAX_NAME_CHARS or any(ord(c) < 32 or ord(c) == 127 for c in text):
+    if not isinstance(text, str) or not is_short_line(text, MAX_NAME_CHARS):
         raise ContextError(f"{where} must be one line of at most {MAX_NAME_CHARS} characters "
                            f"(who spoke, or the tool call's id)")
     return text

@@ -64,6 +64,11 @@ class Packet:
     def key(self) -> str:
         return f"{self.source}:{self.id}"
 
+    @property
+    def header(self) -> str:
+        """The date header shown above this history turn ('' for none: no date, or the turn states it)."""
+        return "" if self.dated else self.group
+
     def report(self) -> dict[str, Any]:
         """The packet as a row of the result's ``selected``/``dropped`` lists."""
         row = {"source": self.source, "id": self.id, "tokens": self.tokens,

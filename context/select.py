@@ -401,7 +401,7 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
     reasons: dict[int, str] = {}
 
     def extra_cost(p: Packet) -> int:
-        return group_cost(p.group) if p.group and not p.dated and p.group not in sel.groups else 0
+        return group_cost(p.header) if p.header and p.header not in sel.groups else 0
 
     # Term rarity for the duplicate index from the leading items only: any one order of terms finds
     # the same pairs (prefix filtering needs a global order, not the true one), and counting every
@@ -410,8 +410,8 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
 
     def admit(p: Packet) -> None:
         c = p.tokens + extra_cost(p)
-        if p.group and not p.dated:
-            sel.groups.add(p.group)
+        if p.header:
+            sel.groups.add(p.header)
         sel.used += c
         usage[SHARE_OF[p.source]] = usage.get(SHARE_OF[p.source], 0) + c
         if p.source != P.TASK_STATE:

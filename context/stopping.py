@@ -36,6 +36,16 @@ def stopping(check: Callable[[], None]) -> Iterator[None]:
         _local.check = previous
 
 
+def current_check() -> Callable[[], None]:
+    """This thread's installed stop check (:func:`stopping`), or one that never stops."""
+    check: Callable[[], None] | None = getattr(_local, "check", None)
+    return check if check is not None else _never
+
+
+def _never() -> None:
+    return None
+
+
 def checked(items: Iterable[T]) -> Iterator[T]:
     """``items`` as they are, calling this thread's stop check before every STRIDE-th one."""
     check: Callable[[], None] | None = getattr(_local, "check", None)

@@ -108,9 +108,7 @@ def packet_cost(p: Packet, fmt: str, counter: TokenCounter) -> int:
         # A tool turn is costed as folded (the longer of its two forms).
         if p.role == "tool":
             return counter.count(tool_turn_text(p)) + MESSAGE_OVERHEAD_TOKENS
-        message = history_message(p, None)
-        return counter.count(message["content"]) + MESSAGE_OVERHEAD_TOKENS + (
-            counter.count(message["name"]) + 1 if "name" in message else 0)
+        return message_tokens(history_message(p, None), counter)
     return counter.count(packet_text(p)) + 1  # +1: the newline joining it to the next item
 
 
@@ -142,9 +140,9 @@ def layout(system: str, query: str, tools: list[Packet], chosen: list[Packet]) -
 def _history_lines(turns: list[Packet], fmt: str) -> list[str]:
     lines, last_group = [], None
     for p in turns:
-        if p.source == P.HISTORY and p.group and not p.dated and p.group != last_group:
-            lines.append(group_header(p.group, fmt))
-            last_group = p.group
+        if p.source == P.HISTORY and p.header and p.header != last_group:
+            lines.append(group_header(p.header, fmt))
+            last_group = p.header
         lines.append(packet_text(p))
     return lines
 
@@ -203,18 +201,22 @@ def render_messages(lay: Layout) -> list[dict[str, str]]:
         if p.source != P.HISTORY:
             continue
         message = history_message(p, messages[-1]["role"] if messages else None)
-        if p.group and not p.dated and p.group != last_group:
-            message["content"] = group_header(p.group, "messages") + message["content"]
-            last_group = p.group
+        if p.header and p.header != last_group:
+            message["content"] = group_header(p.header, "messages") + message["content"]
+            last_group = p.header
         messages.append(message)
     messages.append({"role": "user", "content": lay.query})
     return messages
 
 
+def message_tokens(m: dict[str, str], counter: TokenCounter) -> int:
+    """Tokens of one message: its content (and name) counted exactly plus MESSAGE_OVERHEAD_TOKENS."""
+    return counter.count(m["content"]) + MESSAGE_OVERHEAD_TOKENS + (counter.count(m["name"]) + 1 if m.get("name") else 0)
+
+
 def messages_tokens(messages: list[dict[str, str]], counter: TokenCounter) -> int:
-    """Tokens of a message list: each content (and name) counted exactly plus MESSAGE_OVERHEAD_TOKENS per message."""
-    return sum(counter.count(m["content"]) + MESSAGE_OVERHEAD_TOKENS
-               + (counter.count(m["name"]) + 1 if m.get("name") else 0) for m in messages)
+    """Tokens of a message list (see ``message_tokens``)."""
+    return sum(message_tokens(m, counter) for m in messages)
 
 
 def output_tokens(lay: Layout, fmt: str, counter: TokenCounter) -> int:

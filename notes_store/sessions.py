@@ -146,12 +146,17 @@ def _check_timestamp(value: Any, where: str) -> Any:
     return value
 
 
+def is_short_line(text: str, limit: int) -> bool:
+    """One line of at most ``limit`` characters, no control characters (a turn's id, name or call id)."""
+    return len(text) <= limit and not any(ord(c) < 32 or ord(c) == 127 for c in text)
+
+
 def _check_short(value: Any, where: str, limit: int) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{where} must be a non-empty string")
-    if len(value) > limit or any(ord(c) < 32 or ord(c) == 127 for c in value):
+    if not is_short_line(value, limit):
         raise InvalidInput(f"{where} must be one line of at most {limit} characters")
     return value
 
