@@ -26,8 +26,9 @@ from collections.abc import Sequence
 
 from notes_store.analysis import _CJK_FUNCTION_CHARS, STOP_WORDS, is_cjk
 
-from .hop import _CAPITALISED, body_of
+from .hop import _CAPITALISED
 from .relevance import CJK_EDGE_WEIGHT, COMPARATIVE_WEIGHT, comparative_bases, scorer_for, terms_of, weighted_query_terms
+from .stamps import body_of
 from .stopping import checked
 
 # How many turns of each named entity are lifted (its best by the question's other words).

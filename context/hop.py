@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from notes_store.analysis import index_terms, is_cjk, query_terms, stem_word
 
 from .relevance import scorer_for
+from .stamps import body_of
 
 # The share of the anchor's relevance a turn holding one of its names gains.
 HOP_WEIGHT = 0.2
@@ -28,15 +29,7 @@ ANCHOR_MARGIN = 0.8
 # A linking name is held by the anchor and at least one other turn, and by at most this share of the turns.
 MAX_LINK_SHARE = 0.05
 
-# A "time, place:" prefix ends at the first full-width colon, closing bracket or ": " near the start.
-_PREFIX_END = re.compile(r"[：】]|:\s")
 _CAPITALISED = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b([A-Z][a-z]+)\b")
-
-
-def body_of(text: str) -> str:
-    """The turn's statement, without a leading "time, place:" prefix."""
-    m = _PREFIX_END.search(text, 0, 80)
-    return text[m.end():] if m else text
 
 
 def link_terms(anchor_text: str, query: str) -> list[str]:

@@ -29,6 +29,7 @@ from itertools import chain, compress
 from notes_store.analysis import is_content_term
 
 from .relevance import terms_of
+from .stamps import without_stamp
 from .stopping import checked
 
 # A term in more than this share of the turns (speaker names, dates, "today") links nothing.
@@ -271,8 +272,9 @@ def same_speaker(text: str, role: str | None, other: str, other_role: str | None
 def _content_terms(text: str) -> frozenset[str]:
     # Cached by text: a growing history repeats all but its newest turn. One- and two-digit
     # numbers are left out: in a log they are the hours, minutes and days of each turn's time
-    # prefix, which neighbours share because time runs forward, not because they are related.
-    return frozenset(t for t in terms_of(text) if is_content_term(t) and not _is_small_number(t))
+    # prefix, which neighbours share because time runs forward, not because they are related; and
+    # the prefix's place, which they share because the writer sat there (see context.stamps).
+    return frozenset(t for t in terms_of(without_stamp(text)) if is_content_term(t) and not _is_small_number(t))
 
 
 def _is_small_number(term: str) -> bool:

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from notes_store.analysis import _CJK_FUNCTION_CHARS, is_cjk
 
 from .entities import _holds, _tokens, entity_spans
-from .hop import body_of
+from .stamps import body_of
 from .relevance import terms_of
 
 # "X的Y" names an owned person when at least this many turns hold it with the same Y ...

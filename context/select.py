@@ -28,6 +28,7 @@ from .hop import second_hop
 from .storyline import storyline_hop
 from .entities import lift_entity_facts
 from .owners import owned_turns
+from .coverage import uncovered_turns, COVERAGE_WEIGHT
 from .spelled import spelled_out
 from .proximity import proximity
 from .relevance import join_analysed, lexical_relevance, plain_bm25, specificity, terms_of
@@ -159,6 +160,9 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     if OWNED_WEIGHT < 1.0 and a_log:
         for i in owned_turns(query, texts, growing):
             rels[i] *= OWNED_WEIGHT
+    if COVERAGE_WEIGHT < 1.0 and a_log:
+        for i in uncovered_turns(query, texts, growing, [voice(p) for p in lexical[:growing]]):
+            rels[i] *= COVERAGE_WEIGHT
     if SECOND_HOP and a_log:
         second_hop(query, rels, texts, growing)
     if STORYLINE and not a_log:

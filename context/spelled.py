@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from notes_store.analysis import is_cjk
 
 from .entities import _function, _holds, _join, _names, _tokens, entity_spans, name_tail
-from .hop import body_of
+from .stamps import body_of
 from .relevance import terms_of
 from .stopping import checked
 

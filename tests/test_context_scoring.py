@@ -250,7 +250,8 @@ def test_a_conditional_question_hops_from_its_anchor_turn_to_the_name_it_holds(m
 
 
 def test_the_second_hop_links_by_names_beyond_the_question_and_only_in_logs_of_one_voice():
-    from context.hop import body_of, link_terms
+    from context.hop import link_terms
+    from context.stamps import body_of
     assert body_of("2024年2月1日 07:09，上海市徐汇区，公园：我朋友郭晶是绍兴人。") == "我朋友郭晶是绍兴人。"
     assert body_of("Fri 15 Nov 2024, 07:17, my desk, Hackney, London: My cousin Glen left.") == "My cousin Glen left."
     # Capitalised words inside a sentence; CJK bigrams touching no character of the question.
@@ -260,3 +261,94 @@ def test_the_second_hop_links_by_names_beyond_the_question_and_only_in_logs_of_o
     contents, query = _corgi_log()
     hist = _scored(query, contents, ["user", "assistant"] * (len(contents) // 2))
     assert hist[45].relevance < max(p.relevance for p in hist[:12])  # a dialogue: no hop
+
+
+def test_a_stamp_prefix_ends_where_the_statement_starts_whatever_closes_it():
+    from context.stamps import body_of
+    assert body_of("2023年11月2日 周四 21:41，在沙发上。小姨养了一只英短猫，上次聊天时提到的。") == "小姨养了一只英短猫，上次聊天时提到的。"
+    assert body_of("[6月10日 周六 12:29｜朋友家] 10月13日是我姐夫建国的生日。") == "10月13日是我姐夫建国的生日。"
+    assert body_of("2/25（周日）07:02 @家里 我爷爷发消息问我到家没有。") == "我爷爷发消息问我到家没有。"
+    assert body_of("2023-05-16 周二 22:41 在阳台：一起长大的朋友老家是陕西汉中的。") == "一起长大的朋友老家是陕西汉中的。"
+    assert body_of("【2024年7月14日 周日 23:10 · 上海市虹口区 · 小区花园】同事老杜开的是本田思域。") == "同事老杜开的是本田思域。"
+    assert body_of("Aug 18, 2024, 8:26 AM, Pearl District, Portland, at my desk: My great-uncle loves lasagna.") \
+        == "My great-uncle loves lasagna."
+    # No place: the statement starts after the clock, and its own full stop does not end a prefix.
+    assert body_of("2024-05-06 10:33 我同事老家在江西景德镇。") == "我同事老家在江西景德镇。"
+    # No stamp: a speaker's "Name:" goes, a colon later in the statement stays.
+    assert body_of("Caroline: Hey Mel! Guess what: I passed.") == "Hey Mel! Guess what: I passed."
+    assert body_of("我同事老家在江西景德镇。") == "我同事老家在江西景德镇。"
+
+
+def _seated_log() -> list[str]:
+    """A log of unrelated statements where the writer stays in one place for a few turns at a time:
+    neighbours share the place of their prefix and nothing else."""
+    rng = random.Random(5)
+    places = [f"在{a}{b}" for a in "东西南北中" for b in ("书房", "阳台", "公园", "食堂", "车站", "超市", "茶馆", "球场")]
+    things = ("买了一盆绿萝", "读完了一本小说", "晚饭吃了饺子", "把自行车修好了", "报名了游泳课", "给猫换了猫砂",
+              "收到一个快递", "加班到很晚", "看了一场电影", "学会了做蛋糕", "换了新耳机", "整理了衣柜")
+    out = []
+    for k in range(400):
+        place = places[(k // 5) % len(places)]
+        out.append(f"2024年3月{1 + k // 100}日 周五 {8 + k % 100 // 10}:{k % 60:02d}，{place}。"
+                   f"第{k}件事：{rng.choice(things)}。")
+    return out
+
+
+def test_turns_written_in_one_place_are_not_linked_by_the_place():
+    """The place is where the writer sat, not what the turns are about: a log whose neighbours share
+    only their prefix's place has no prior and no lexical links (it had both when the place counted)."""
+    texts = _seated_log()
+    links, prior = link_structure(texts, ["user"] * len(texts))
+    assert prior == 0.0
+    assert max(links) < 0.5
+
+
+def _busy_log() -> tuple[list[str], str]:
+    """Everyone is busy ("空闲时间" in many turns); only one turn says what 何哥 does in his free time."""
+    who = ("邻居", "老客户", "楼上的邻居", "我领导", "表妹", "同学", "健身房的朋友", "对门的阿姨")
+    contents = [f"2024年11月{1 + k // 40}日 周二 {8 + k % 12}:{k % 60:02d}，公司：今天第{k}次开会，讨论了预算。" for k in range(200)]
+    for k, w in enumerate(who):
+        contents[10 + 20 * k] = f"2024年11月{1 + k // 2}日 周二 12:{k:02d}，地铁上：{w}说最近太忙，空闲时间都没了。"
+    contents[57] = "2024年11月2日 周二 08:06，出租车上：我客户何哥的爱好是打台球。"
+    contents[131] = "2024年11月4日 周四 19:20，家里：何哥托我给邻居带个东西。"
+    contents[163] = "2024年11月5日 周五 09:12，公司：何哥说下周要出差。"
+    return contents, "何哥空闲时间喜欢干嘛？"
+
+
+def test_a_question_about_one_person_prefers_the_turns_that_name_the_person(monkeypatch):
+    from context.coverage import uncovered_turns
+    contents, query = _busy_log()
+    assert set(range(200)) - set(uncovered_turns(query, contents, 200, ["user"] * 200)) == {57, 131, 163}
+    hist = _scored(query, contents, ["user"] * len(contents))
+    busy = [hist[10 + 20 * k].relevance for k in range(8)]
+    assert hist[57].relevance > max(busy)
+    monkeypatch.setattr("context.select.COVERAGE_WEIGHT", 1.0)
+    hist = _scored(query, contents, ["user"] * len(contents))
+    assert hist[57].relevance < max(p.relevance for p in (hist[10 + 20 * k] for k in range(8)))
+
+
+def test_coverage_reads_the_asking_clause_both_people_of_a_comparison_and_pronoun_turns():
+    from context.coverage import uncovered_turns
+    contents = [f"Mar 3, 2024, 9:{k % 60:02d} AM, office: Meeting number {k} ran long." for k in range(200)]
+    said = {20: "My coworker Priya has a parakeet.", 21: "My coworker Priya called.", 22: "My coworker Priya left.",
+            40: "My barber Sal will be 32 this year.", 41: "He is 5 foot 5 tall.", 42: "My barber Sal moved.",
+            43: "My barber Sal was late.", 60: "My coworker Felix measured 6 foot 0 at the doctor's.",
+            61: "My coworker Felix laughed.", 62: "My coworker Felix sneezed.",
+            80: "Somebody at the meeting asked about lunch."}
+    for k, text in said.items():
+        contents[k] = f"Mar 3, 2024, 10:{k:02d} AM, office: {text}"
+    roles = ["user"] * 200
+    kept = set(range(200)) - set(uncovered_turns(
+        "Somebody at the meeting asked me, what pet does my coworker Priya have?", contents, 200, roles))
+    assert kept == {20, 21, 22}
+    kept = set(range(200)) - set(uncovered_turns("Between my barber Sal and my coworker Felix, who is taller?",
+                                                 contents, 200, roles))
+    assert kept == {40, 41, 42, 43, 60, 61, 62}   # 41 refers back to Sal
+    # A word most turns hold names no one in particular: nothing is set back.
+    assert uncovered_turns("What did the meeting decide?", contents, 200, roles) == []
+    # A Chinese clause opens with its person; words it asks about are no person (孙悦 is too rare to be one).
+    zh = [f"2024年3月3日 周日 9:{k % 60:02d}，公司：第{k}次开会，空闲时间都没了。" for k in range(200)]
+    zh[7] = "2024年3月3日 周日 9:07，公司：孙悦的爱好是打台球。"
+    assert uncovered_turns("孙悦空闲时间喜欢干嘛？", zh, 200, roles) == []
+    # A word most turns hold names no one in particular: nothing is set back.
+    assert uncovered_turns("What did the meeting decide?", contents, 200, roles) == []

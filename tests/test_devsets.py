@@ -21,8 +21,10 @@ from bench.devsets import DEV_SEEDS, HELD_OUT_SEEDS, Conversation, memlog_set  #
 from bench.devsets.daily_logs import generate_daily_log  # noqa: E402
 from bench.devsets.dialogues import generate_dialogue  # noqa: E402
 from bench.devsets.diary_logs import generate_diary_log  # noqa: E402
+from bench.devsets.life_logs import generate_life_log  # noqa: E402
 from bench.devsets.long_chats import generate_long_chat  # noqa: E402
 from bench.devsets.memlogs import HARD, generate_memlog  # noqa: E402
+from bench.devsets.reunion_chats import generate_reunion_chat  # noqa: E402
 from bench.devsets.statement_logs import generate_log  # noqa: E402
 
 GENERATORS = {
@@ -37,6 +39,8 @@ GENERATORS = {
     "en-daily": lambda seed: generate_daily_log("en", seed),
     "en-longchat": generate_long_chat,
     "zh-diary": generate_diary_log,
+    "en-reunion": generate_reunion_chat,
+    "zh-lifelog": generate_life_log,
 }
 
 
@@ -73,8 +77,9 @@ def test_generation_is_deterministic(name):
 
 
 # The independently written sets phrase answers their own way (counts, comparisons): their own tests
-# (test_daily_logs.py, test_long_chats.py, test_diary_logs.py) check the answers' facts against the evidence.
-OWN_ANSWER_CHECKS = {"zh-daily", "en-daily", "en-longchat", "zh-diary"}
+# (test_daily_logs.py, test_long_chats.py, test_diary_logs.py, test_unseen_devsets.py) check the answers'
+# facts against the evidence.
+OWN_ANSWER_CHECKS = {"zh-daily", "en-daily", "en-longchat", "zh-diary", "en-reunion", "zh-lifelog"}
 
 
 @pytest.mark.parametrize("name", sorted(set(GENERATORS) - OWN_ANSWER_CHECKS))
@@ -208,6 +213,8 @@ DIGESTS = {
     "en-daily": "e7b52631233ff002",
     "en-longchat": "0bab97928080b2e5",
     "zh-diary": "5edb31e766fec33a",
+    "en-reunion": "bb568562e6ab47ea",
+    "zh-lifelog": "f0bac455c06d7f55",
 }
 
 

@@ -19,7 +19,11 @@
   MemDaily-shaped logs (pronoun turns, people known through others, count and comparison questions)
   and LoCoMo-shaped two-speaker conversations.
 - ``zh-diary`` (``bench.devsets.diary_logs``, CC0): a third MemDaily-shaped Chinese set by yet another
-  author, the unseen final check of a tuning round (nobody tunes on it).
+  author; its dev seeds tuned on from the coverage round, its held-out seeds never.
+- ``en-reunion`` (``bench.devsets.reunion_chats``, CC0): LoCoMo-shaped two-speaker conversations by
+  another author who read neither the selection nor the other generators: the unseen English check.
+- ``zh-lifelog`` (``bench.devsets.life_logs``, CC0): a fourth, by an author who read neither the selection
+  nor the other generators: the unseen check (nobody tunes on it, either split).
 
 Every set is split into ``dev`` (tune on it) and ``held-out`` (report only) by seed.
 """
@@ -35,14 +39,16 @@ from pathlib import Path
 from .daily_logs import daily_log_set
 from .dialogues import generate_dialogue
 from .diary_logs import diary_log_set
+from .life_logs import life_log_set
 from .long_chats import long_chat_set
+from .reunion_chats import reunion_chat_set
 from .memlogs import HARD, Difficulty, generate_memlog
 from .model import Conversation, DevSet, Question, Turn
 from .statement_logs import generate_log
 
 __all__ = ["Conversation", "DevSet", "Question", "Turn", "DEFAULT_LOCOMO", "DEV_SEEDS", "HELD_OUT_SEEDS",
            "SET_NAMES", "all_sets", "daily_log_set", "dialogue_set", "diary_log_set", "hard_memlog_set", "interleave_sessions",
-           "load_locomo", "long_chat_set", "memlog_set", "statement_log_set", "strip_session"]
+           "life_log_set", "load_locomo", "long_chat_set", "memlog_set", "reunion_chat_set", "statement_log_set", "strip_session"]
 
 REPO = Path(__file__).resolve().parent.parent.parent
 DEFAULT_LOCOMO = REPO.parent / "shared" / "data" / "locomo" / "conv-26.json"
@@ -147,8 +153,9 @@ def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
                                          for seed in seeds for k in range(DIALOGUES_PER_SEED)])
 
 
-SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "zh-log", "en-log", "zh-memlog",
-             "en-memlog", "zh-memlog-hard", "en-memlog-hard", "zh-daily", "en-daily", "zh-diary")
+SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "en-reunion", "zh-log", "en-log", "zh-memlog",
+             "en-memlog", "zh-memlog-hard", "en-memlog-hard", "zh-daily", "en-daily", "zh-diary",
+             "zh-lifelog")
 
 
 def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> list[DevSet]:
@@ -161,7 +168,7 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
         sets.append(DevSet("conv26-interleaved", "dev", [interleave_sessions(conv, seed=1)]))
         if held_out:
             sets.append(DevSet("conv26-interleaved", "held-out", [interleave_sessions(conv, seed=2)]))
-    for make_set in (dialogue_set, long_chat_set):
+    for make_set in (dialogue_set, long_chat_set, reunion_chat_set):
         sets.append(make_set(DEV_SEEDS, "dev"))
         if held_out:
             sets.append(make_set(HELD_OUT_SEEDS, "held-out"))
@@ -170,7 +177,8 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
             sets.append(make(lang, DEV_SEEDS, "dev"))
             if held_out:
                 sets.append(make(lang, HELD_OUT_SEEDS, "held-out"))
-    sets.append(diary_log_set(DEV_SEEDS, "dev"))
-    if held_out:
-        sets.append(diary_log_set(HELD_OUT_SEEDS, "held-out"))
+    for make_log in (diary_log_set, life_log_set):
+        sets.append(make_log(DEV_SEEDS, "dev"))
+        if held_out:
+            sets.append(make_log(HELD_OUT_SEEDS, "held-out"))
     return sets

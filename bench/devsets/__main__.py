@@ -1,6 +1,7 @@
 """Print one generated history with its questions: ``python -m bench.devsets memlog zh 1``,
 ``python -m bench.devsets memlog-hard zh 1``, ``python -m bench.devsets dialogue 1``, ``python -m bench.devsets log en 2``,
-``python -m bench.devsets daily zh 1``, ``python -m bench.devsets longchat 1``, ``python -m bench.devsets diary 1``."""
+``python -m bench.devsets daily zh 1``, ``python -m bench.devsets longchat 1``, ``python -m bench.devsets diary 1``,
+``python -m bench.devsets reunion 1``, ``python -m bench.devsets lifelog 1``."""
 
 from __future__ import annotations
 
@@ -9,13 +10,15 @@ import sys
 from .daily_logs import generate_daily_log
 from .dialogues import generate_dialogue
 from .diary_logs import generate_diary_log
+from .life_logs import generate_life_log
 from .long_chats import generate_long_chat
 from .memlogs import HARD, LANGS, generate_memlog
 from .model import Conversation
+from .reunion_chats import generate_reunion_chat
 from .statement_logs import generate_log
 
 USAGE = ("usage: python -m bench.devsets memlog {zh,en} SEED | memlog-hard {zh,en} SEED | dialogue SEED | "
-         "log {zh,en} SEED | daily {zh,en} SEED | longchat SEED | diary SEED")
+         "log {zh,en} SEED | daily {zh,en} SEED | longchat SEED | diary SEED | reunion SEED | lifelog SEED")
 
 
 def _build(args: list[str]) -> Conversation:
@@ -31,8 +34,9 @@ def _build(args: list[str]) -> Conversation:
         return generate_dialogue(int(args[1]))
     if len(args) == 2 and args[0] == "longchat" and args[1].isdigit():
         return generate_long_chat(int(args[1]))
-    if len(args) == 2 and args[0] == "diary" and args[1].isdigit():
-        return generate_diary_log(int(args[1]))
+    one_seed = {"diary": generate_diary_log, "reunion": generate_reunion_chat, "lifelog": generate_life_log}
+    if len(args) == 2 and args[0] in one_seed and args[1].isdigit():
+        return one_seed[args[0]](int(args[1]))
     raise ValueError(USAGE)
 
 

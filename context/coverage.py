@@ -1,0 +1,121 @@
+"""Turns that do not name the question's person, in logs of one voice.
+
+"何哥空闲时间喜欢干嘛？": the question's other words ("空闲时间") are said of everyone ("邻居说最近太忙，
+空闲时间都没了。"), and those turns match more of the question than the person's own fact ("我客户何哥的
+爱好是打台球。"), which holds only the name. A question about one person is answered in that person's
+turns: a turn that does not name the person counts COVERAGE_WEIGHT as much.
+
+From the text alone: the person is the first stretch the history holds word for word (see
+context.entities) of the clause that asks, by its shortest tail that names it, when at most MAX_SHARE
+of the turns hold that tail (a word in every other turn names no one in particular); a comparison's
+two people are both covered. A turn that refers back to a turn naming the person ("He is 5 foot 5.")
+names the person too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .entities import _POSSESSIVES, _function, _holds, _join, _named_pair, _names, _tokens, entity_spans
+from .stamps import body_of
+from notes_store.analysis import QUESTION_TERMS, is_cjk
+from .links import antecedents
+
+# A turn that does not name the question's person counts this much. 0.5 (dev, 1k/2k/4k, before the prefix
+# fix of context.stamps): zh-memlog-hard 0.798/0.919/0.958 -> 0.825/0.919/0.961, en-memlog-hard 0.858/0.909 -> 0.873/0.924,
+# zh-memlog 0.903 -> 0.915 at 1k, en-daily 0.732/0.806 -> 0.747/0.817, zh-daily 0.815/0.866/0.911 ->
+# 0.810/0.881/0.940, zh-diary level (0.679/0.807 -> 0.687/0.799); zh-lifelog dev 0.616/0.700 -> 0.629/0.733.
+COVERAGE_WEIGHT = 0.5
+# The person's tail names someone in particular when at most this share of the turns hold it.
+MAX_SHARE = 0.05
+
+_CLAUSE_END = re.compile(r"[,，;；:：.。!！?？]")
+
+
+def _asking_clause(toks: list[str]) -> tuple[int, int]:
+    """Token range of the clause that ends with the question mark (the whole question when none
+    does): "Someone at the meeting asked me, what pet does my coworker Priya have?" asks of Priya."""
+    end = next((k for k, t in enumerate(toks) if t in "?？"), len(toks))
+    start = max((k + 1 for k, t in enumerate(toks[:end]) if _CLAUSE_END.fullmatch(t)), default=0)
+    return start, end
+
+
+# Words that join the two people of a comparison ("X和我Y", "X or my Y").
+_JOINS = frozenset(("和", "与", "跟", "及", "同", "and", "or"))
+
+
+def _pair(toks: list[str], spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A comparison's two people: the first two spans, only function words and a joining word between."""
+    pair = _named_pair(toks, spans)
+    return pair if pair and _JOINS.intersection(toks[pair[0][1]:pair[1][0]]) else []
+
+
+def _trim(toks: list[str], span: tuple[int, int], names: set[str]) -> tuple[int, int] | None:
+    """The span without question words at its ends ("which phone" -> "phone"); None when what is left
+    is one word that is neither a name nor owned ("my uncle"): no one in particular."""
+    a, b = span
+    while a < b and toks[a] in QUESTION_TERMS:
+        a += 1
+    while b > a and toks[b - 1] in QUESTION_TERMS:
+        b -= 1
+    if b - a == 1 and (a, b) != span and not (toks[a] in names or (a > 0 and toks[a - 1] in _POSSESSIVES)):
+        return None
+    return (a, b) if a < b else None
+
+
+def _people(toks: list[str], spans: list[tuple[int, int]], names: set[str]) -> list[tuple[int, int]]:
+    """The spans naming whom the question asks of: a comparison's two, else the asking clause's first."""
+    spans = [t for s in spans if (t := _trim(toks, s, names)) is not None]
+    pair = _pair(toks, spans)  # "Between my barber and Felix, who is taller?": before the asking clause
+    if pair:
+        return pair
+    start, end = _asking_clause(toks)
+    first = next((s for s in spans if start <= s[0] and s[1] <= end), None)
+    return [first] if first is not None and _names_someone(toks, start, first, names) else []
+
+
+def _names_someone(toks: list[str], start: int, span: tuple[int, int], names: set[str]) -> bool:
+    """The span is who the clause asks of, not what: a Chinese clause opens with its person (only
+    function words before it: "我那个", "你还记得我"); an English one names them ("my coworker Priya",
+    "my uncle"). "空闲时间" of "何哥空闲时间喜欢干嘛？", when 何哥 is too rare to be a stretch, is not."""
+    a, b = span
+    if is_cjk(toks[a][0]):
+        return all(_function(t) for t in toks[start:a])
+    return (a > 0 and toks[a - 1] in _POSSESSIVES) or any(t in names for t in toks[a:b])
+
+
+def _holders(toks: list[str], a: int, b: int, bodies: Sequence[str], most: float) -> list[int]:
+    """The turns holding the shortest tail of toks[a:b] that at most ``most`` turns hold (a word, or two
+    CJK characters at least: "袁野" of "叔叔袁野", "andre" of "coworker andre"); [] when none does."""
+    for start in range(b - 1, a - 1, -1):
+        tail = _join(toks[start:b])
+        if len(tail) < 2:
+            continue
+        holders = [i for i, x in enumerate(bodies) if _holds(x, tail)]
+        if len(holders) <= most:
+            return holders
+    return []
+
+
+def uncovered_turns(query: str, texts: Sequence[str], history: int, roles: Sequence[str | None]) -> list[int]:
+    """History turns (of the first ``history`` texts) that do not name the person the question asks of."""
+    if history < 20:
+        return []
+    bodies = [body_of(t).lower() for t in texts[:history]]
+    toks = [re.sub(r"['’]s$", "", t) for t in _tokens(query)]
+    spans = entity_spans(query, bodies)
+    if not spans:
+        return []
+    chosen = _people(toks, spans, _names(query))
+    held: set[int] = set()
+    most = MAX_SHARE * history
+    for a, b in chosen:
+        holders = _holders(toks, a, b, bodies, most)
+        if not holders:
+            return []
+        held.update(holders)
+    if not held:
+        return []
+    ante = antecedents(texts[:history], roles[:history])
+    return [i for i in range(history) if i not in held and ante[i] not in held]

@@ -1,0 +1,63 @@
+"""A log turn's "time, place" prefix, told apart from what the turn says.
+
+Logs stamp each statement: "2024年9月13日 周五 18:23，北京市西城区，咖啡馆：我老板在找房子。",
+"2023年11月2日 周四 21:41，在沙发上。小姨养了一只英短猫。", "[6月10日 周六 12:29｜朋友家] 10月13日是…", "2/25（周日）07:02 @家里 我爷爷…",
+"Aug 18, 2024, 8:26 AM, Pearl District, Portland, at my desk: My great-uncle…". The prefix is where
+and when, not what: turns written in one place share its words because the writer sat there, and
+the signals that compare what turns say (links between neighbours, the people a turn names) read
+the statement alone.
+
+From the text alone: a turn whose first characters open a date or time and that holds a clock time
+("18:23", "8:26 AM") near its start has a prefix; it ends at the first closing mark after the clock
+(a colon, a closing bracket, a full stop) when a statement follows it and the place between is short,
+else right after the clock. Other turns: the old rule, up to a colon near the start ("Name: ...").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# The turn opens with a date or time: a digit, an opening bracket and a digit, or a month or weekday name.
+_OPENS_STAMP = re.compile(
+    r"^\s*[\[【(（]?\s*(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)"
+    r"[a-z]*\.?[\s,]|周|星期)", re.IGNORECASE)
+_CLOCK = re.compile(r"(?<!\d)\d{1,2}[:：]\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?", re.IGNORECASE)
+# Where a stamp's place ends and the statement starts.
+_STAMP_END = re.compile(r"[：】\]）)。]|:\s")
+_AT_PLACE = re.compile(r"[@＠]\S{1,24}\s+")
+# The old rule for turns without a clock: "Name: ...", "2024年2月1日，公园：...".
+_PREFIX_END = re.compile(r"[：】]|:\s")
+CLOCK_WITHIN = 40    # the clock is this near the start
+PLACE_WITHIN = 48    # and the place after it at most this long
+
+
+@lru_cache(maxsize=65536)
+def body_of(text: str) -> str:
+    """The turn's statement, without a leading "time, place" prefix (or "Name:")."""
+    found = _after_stamp(text)
+    if found is not None:
+        return found
+    m = _PREFIX_END.search(text, 0, 80)
+    return text[m.end():] if m else text
+
+
+def without_stamp(text: str) -> str:
+    """The turn without a leading "time, place" prefix that holds a clock; a "Name:" stays (who speaks
+    is part of how a dialogue's turns link)."""
+    found = _after_stamp(text)
+    return text if found is None else found
+
+
+def _after_stamp(text: str) -> str | None:
+    """What follows a clock-stamped prefix; None when the turn has none."""
+    if _OPENS_STAMP.match(text):
+        clock = _CLOCK.search(text, 0, CLOCK_WITHIN)
+        if clock is not None:
+            end = _STAMP_END.search(text, clock.end(), clock.end() + PLACE_WITHIN + 1)
+            if end is not None and text[end.end():].strip():
+                return text[end.end():].lstrip()
+            rest = text[clock.end():].lstrip(" ,，、|｜]】)）")
+            at = _AT_PLACE.match(rest)  # "07:02 @家里 我爷爷…": a place written as an address
+            return rest[at.end():] if at is not None and rest[at.end():].strip() else rest
+    return None
