@@ -41,16 +41,6 @@ def _asking_clause(toks: list[str]) -> tuple[int, int]:
     return start, end
 
 
-# Words that join the two people of a comparison ("X和我Y", "X or my Y").
-_JOINS = frozenset(("和", "与", "跟", "及", "同", "and", "or"))
-
-
-def _pair(toks: list[str], spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """A comparison's two people: the first two spans, only function words and a joining word between."""
-    pair = _named_pair(toks, spans)
-    return pair if pair and _JOINS.intersection(toks[pair[0][1]:pair[1][0]]) else []
-
-
 def _trim(toks: list[str], span: tuple[int, int], names: set[str]) -> tuple[int, int] | None:
     """The span without question words at its ends ("which phone" -> "phone"); None when what is left
     is one word that is neither a name nor owned ("my uncle"): no one in particular."""
@@ -67,7 +57,7 @@ def _trim(toks: list[str], span: tuple[int, int], names: set[str]) -> tuple[int,
 def _people(toks: list[str], spans: list[tuple[int, int]], names: set[str]) -> list[tuple[int, int]]:
     """The spans naming whom the question asks of: a comparison's two, else the asking clause's first."""
     spans = [t for s in spans if (t := _trim(toks, s, names)) is not None]
-    pair = _pair(toks, spans)  # "Between my barber and Felix, who is taller?": before the asking clause
+    pair = _named_pair(toks, spans)  # "Between my barber and Felix, who is taller?": before the asking clause
     if pair:
         return pair
     start, end = _asking_clause(toks)
@@ -83,6 +73,18 @@ def _names_someone(toks: list[str], start: int, span: tuple[int, int], names: se
     if is_cjk(toks[a][0]):
         return all(_function(t) for t in toks[start:a])
     return (a > 0 and toks[a - 1] in _POSSESSIVES) or any(t in names for t in toks[a:b])
+
+
+# What follows a person in the history's statements: they own things and they say things.
+_OWNS_OR_SAYS = ("的", "说")
+
+
+def _is_someone(tail: str, bodies: Sequence[str], holders: list[int]) -> bool:
+    """A Chinese tail names a person when some statement has them own or say something ("小姨的手机",
+    "何哥说"): "平时", "记得", "手机" open a question's clause without being anyone."""
+    if not is_cjk(tail[-1]):
+        return True
+    return any(tail + w in bodies[i] for i in holders for w in _OWNS_OR_SAYS)
 
 
 def _holders(toks: list[str], a: int, b: int, bodies: Sequence[str], most: float) -> list[int]:
@@ -112,7 +114,7 @@ def uncovered_turns(query: str, texts: Sequence[str], history: int, roles: Seque
     most = MAX_SHARE * history
     for a, b in chosen:
         holders = _holders(toks, a, b, bodies, most)
-        if not holders:
+        if not holders or not _is_someone(_join(toks[a:b]), bodies, holders):
             return []
         held.update(holders)
     if not held:

@@ -108,7 +108,13 @@ def _named_pair(toks: Sequence[str], spans: list[tuple[int, int]]) -> list[tuple
         return []
     (a1, b1), (a2, b2) = spans[:2]
     gap = toks[b1:a2]
-    return [(a1, b1), (a2, b2)] if gap and all(_function(t) for t in gap) else []
+    # A joining word between them: "堂弟有什么爱好" is one person and what is asked, not two people.
+    joined = gap and all(_function(t) for t in gap) and _JOINS.intersection(gap)
+    return [(a1, b1), (a2, b2)] if joined else []
+
+
+# Words that join the two people of a comparison ("X和我Y", "X or my Y").
+_JOINS = frozenset(("和", "与", "跟", "及", "同", "and", "or"))
 
 
 # Possessives join a relation word to the speaker (like 我 among the CJK function characters).

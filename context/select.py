@@ -29,6 +29,7 @@ from .storyline import storyline_hop
 from .entities import lift_entity_facts
 from .owners import owned_turns
 from .coverage import uncovered_turns, COVERAGE_WEIGHT
+from .asides import ASIDE_WEIGHT, aside_terms
 from .spelled import spelled_out
 from .proximity import proximity
 from .relevance import join_analysed, lexical_relevance, plain_bm25, specificity, terms_of
@@ -154,6 +155,8 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     if a_log and IMPLIED_WEIGHT < 1.0:
         terms, worded = spelled_out(query, texts, growing)
         implied = {t: IMPLIED_WEIGHT for t in terms}
+    if ASIDE_WEIGHT < 1.0 and (aside := aside_terms(query)):
+        implied = {**aside, **(implied or {})}
     rels = lexical_relevance(query, texts, growing=growing, implied=implied)
     if ANTECEDENT_WEIGHT:
         _inherit_from_antecedents(rels, lexical[:growing])

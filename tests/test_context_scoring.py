@@ -352,3 +352,47 @@ def test_coverage_reads_the_asking_clause_both_people_of_a_comparison_and_pronou
     assert uncovered_turns("孙悦空闲时间喜欢干嘛？", zh, 200, roles) == []
     # A word most turns hold names no one in particular: nothing is set back.
     assert uncovered_turns("What did the meeting decide?", contents, 200, roles) == []
+
+
+def test_a_questions_aside_is_told_from_what_it_asks():
+    from context.asides import ASIDE_WEIGHT, aside_terms
+    aside = aside_terms("我在地铁上刷短视频，看到一个挺有意思的，想起来建国哪天过生日？这个我之前肯定说过。")
+    assert {"地铁", "视频", "肯定"} <= set(aside) and not {"建国", "生日"} & set(aside)
+    assert set(aside.values()) == {ASIDE_WEIGHT}
+    assert {"partner", "rememb"} <= set(aside_terms("My partner just asked, which phone does my coworker Andre use? "
+                                                    "I can't quite remember."))
+    # The people of a comparison, a lead that asks too, and a question with no mark are no aside.
+    assert aside_terms("我邻居吕薇和我同事姚远，哪个年纪小一些？") == {}
+    assert aside_terms("Between my barber and Felix, who is taller?") == {}
+    assert aside_terms("Who went to Japan with Mateo, and what was the best part of the trip?") == {}
+    assert aside_terms("what does my uncle do") == {}
+
+
+def test_an_aside_no_longer_outvotes_the_two_words_that_matter(monkeypatch):
+    chatter = ("地铁上人好多。", "刷了会儿手机。", "看到一个笑话，挺有意思的。", "短视频看多了眼睛疼。")
+    contents = [f"2024年6月{10 + k // 50}日 周一 {8 + k % 12}:{k % 60:02d}，公司：第{k}份报表交了。" for k in range(200)]
+    for k in range(12):
+        contents[5 + 15 * k] = f"2024年6月11日 周二 {8 + k}:05，家里：{chatter[k % 4]}"
+    contents[77] = "2024年6月12日 周三 12:29，朋友家：10月13日是我姐夫建国的生日。"
+    contents[140] = "2024年6月13日 周四 18:47，家里：我姐夫建国说想找时间聚一聚。"
+    contents[141] = "2024年6月13日 周四 18:49，家里：建国问我周末去不去钓鱼。"
+    query = "我在地铁上刷短视频，看到一个挺有意思的，想起来建国哪天过生日？这个我之前肯定说过。"
+    hist = _scored(query, contents, ["user"] * len(contents))
+    assert hist[77].relevance > max(hist[5 + 15 * k].relevance for k in range(12))
+    monkeypatch.setattr("context.select.ASIDE_WEIGHT", 1.0)
+    hist = _scored(query, contents, ["user"] * len(contents))
+    assert hist[77].relevance < max(hist[5 + 15 * k].relevance for k in range(12))
+
+
+def test_a_word_that_opens_the_question_is_a_person_only_if_the_log_has_it_own_or_say_something():
+    from context.coverage import uncovered_turns
+    zh = [f"2024年3月3日 周日 9:{k % 60:02d}，公司：第{k}次开会。" for k in range(200)]
+    for k in (10, 30, 50, 70):
+        zh[k] = f"2024年3月3日 周日 10:{k:02d}，公司：平时第{k}次去跑步。"
+    zh[90] = "2024年3月3日 周日 11:30，公司：我开的是大众帕萨特。"
+    roles = ["user"] * 200
+    assert uncovered_turns("我平时开的是哪款车？", zh, 200, roles) == []
+    for k in (110, 130, 150):
+        zh[k] = f"2024年3月3日 周日 12:{k % 60:02d}，公司：小姨说第{k}次开会太长。"
+    zh[170] = "2024年3月3日 周日 13:10，公司：小姨的猫叫年糕。"
+    assert set(range(200)) - set(uncovered_turns("小姨养的猫叫什么？", zh, 200, roles)) == {110, 130, 150, 170}

@@ -1,0 +1,49 @@
+"""Words of a question that only set the scene around it.
+
+"我在地铁上刷短视频，看到一个挺有意思的，想起来建国哪天过生日？这个我之前肯定说过。" / "My partner just asked,
+which phone does my coworker Andre use? I can't quite remember.": what is asked is the clause that ends
+with the question mark; what comes after the mark, and the clauses before it, are the asker's aside.
+Their words ("地铁", "短视频", "partner") match the history's own chatter as well as any fact, and in a
+question of many words they outvote the two that matter. They count ASIDE_WEIGHT as much.
+
+From the text alone: the asking clause runs from the last clause mark before the first "?" / "？" to it;
+the words after it are an aside; the clauses before it are one only when the asking clause has two
+content words of its own and the lead neither asks (a question word: "Who went to Japan, and what stood
+out?") nor joins two things ("Between my barber and Felix, who is taller?", "我邻居吕薇和我同事姚远，哪个
+年纪小一些？" name their people before the clause that asks).
+"""
+
+from __future__ import annotations
+
+import re
+
+from notes_store.analysis import index_terms, query_terms
+
+from .relevance import terms_of_query
+
+ASIDE_WEIGHT = 0.4
+
+_MARK = re.compile(r"[?？]")
+_CLAUSE_MARK = re.compile(r"[,，;；:：。.!！]")
+_JOINS = re.compile(r"[和与跟及]|\b(?:and|or|between|vs|versus)\b", re.IGNORECASE)
+# A lead that asks too ("How did the training go, from the injury to race day?", "Who went, and what
+# stood out?") is part of the question, not an aside.
+_ASKS = re.compile(r"\b(?:what|when|where|who|whom|whose|which|why|how)\b|什么|怎么|哪|谁|几|多少|何时", re.IGNORECASE)
+
+
+def aside_terms(query: str) -> dict[str, float]:
+    """Query terms found only in the question's aside, each with ASIDE_WEIGHT ({} when it has none)."""
+    mark = _MARK.search(query)
+    if mark is None:
+        return {}
+    head, tail = query[:mark.start()], query[mark.end():]
+    cuts = [m.end() for m in _CLAUSE_MARK.finditer(head)]
+    start = cuts[-1] if cuts else 0
+    asking, lead = head[start:], head[:start]
+    aside = tail
+    if lead and len(terms_of_query(asking)) >= 2 and not _JOINS.search(lead) and not _ASKS.search(lead):
+        aside = lead + "\n" + tail
+    if not aside.strip():
+        return {}
+    kept = set(query_terms(asking)) | set(index_terms(asking))
+    return {t: ASIDE_WEIGHT for t in set(query_terms(aside)) | set(index_terms(aside)) if t not in kept}
