@@ -396,3 +396,11 @@ def test_a_word_that_opens_the_question_is_a_person_only_if_the_log_has_it_own_o
         zh[k] = f"2024年3月3日 周日 12:{k % 60:02d}，公司：小姨说第{k}次开会太长。"
     zh[170] = "2024年3月3日 周日 13:10，公司：小姨的猫叫年糕。"
     assert set(range(200)) - set(uncovered_turns("小姨养的猫叫什么？", zh, 200, roles)) == {110, 130, 150, 170}
+
+
+def test_two_people_are_compared_only_when_a_word_joins_them():
+    from context.entities import _named_pair, _tokens
+    toks = _tokens("我堂弟有什么爱好？")           # one person, then what is asked
+    assert _named_pair(toks, [(1, 3), (6, 8)]) == []
+    toks = _tokens("我堂弟和我表姐谁年纪大？")
+    assert _named_pair(toks, [(1, 3), (5, 7)]) == [(1, 3), (5, 7)]
