@@ -6,9 +6,10 @@ with the question mark; what comes after the mark, and the clauses before it, ar
 Their words ("地铁", "短视频", "partner") match the history's own chatter as well as any fact, and in a
 question of many words they outvote the two that matter. They count ASIDE_WEIGHT as much.
 
-From the text alone: the asking clause runs from the last clause mark before the first "?" / "？" to it;
-the words after it are an aside; the clauses before it are one only when the asking clause has two
-content words of its own and the lead neither asks (a question word: "Who went to Japan, and what stood
+From the text alone: the asking clause runs from the last clause mark before a "?" / "？" to it (of
+several, the one with most content words); the words after it are an aside; the clauses before it are
+one only when the asking clause has two content words of its own, does not refer back to the lead with
+a pronoun ("As for Andre, which phone does he use?"), and the lead neither asks (a question word: "Who went to Japan, and what stood
 out?") nor joins two things ("Between my barber and Felix, who is taller?", "我邻居吕薇和我同事姚远，哪个
 年纪小一些？" name their people before the clause that asks).
 """
@@ -24,26 +25,41 @@ from .relevance import terms_of_query
 ASIDE_WEIGHT = 0.4
 
 _MARK = re.compile(r"[?？]")
-_CLAUSE_MARK = re.compile(r"[,，;；:：。.!！]")
+# "." is left out: "St. Louis", "Dr. Chen" (an English aside ends with a comma or another "?").
+_CLAUSE_MARK = re.compile(r"[,，;；:：。!！]")
 _JOINS = re.compile(r"[和与跟及]|\b(?:and|or|between|vs|versus)\b", re.IGNORECASE)
 # A lead that asks too ("How did the training go, from the injury to race day?", "Who went, and what
 # stood out?") is part of the question, not an aside.
+# An asking clause that refers back to its lead ("As for my coworker Andre, which phone does he use?").
+_REFERS_BACK = re.compile(r"\b(?:he|she|they|his|her|their|him|them)\b|他|她", re.IGNORECASE)
 _ASKS = re.compile(r"\b(?:what|when|where|who|whom|whose|which|why|how)\b|什么|怎么|哪|谁|几|多少|何时", re.IGNORECASE)
 
 
 def aside_terms(query: str) -> dict[str, float]:
     """Query terms found only in the question's aside, each with ASIDE_WEIGHT ({} when it has none)."""
-    mark = _MARK.search(query)
-    if mark is None:
+    clauses = _asking_clauses(query)
+    if not clauses:
         return {}
-    head, tail = query[:mark.start()], query[mark.end():]
-    cuts = [m.end() for m in _CLAUSE_MARK.finditer(head)]
-    start = cuts[-1] if cuts else 0
-    asking, lead = head[start:], head[:start]
+    # Of several questions ("Quick question? Which phone does Andre use?", "…哪款车？对吧？") the one that
+    # says most is the one asked.
+    start, end = max(clauses, key=lambda c: (len(terms_of_query(query[c[0]:c[1]])), -c[0]))
+    asking, lead, tail = query[start:end], query[:start], query[end + 1:]
     aside = tail
-    if lead and len(terms_of_query(asking)) >= 2 and not _JOINS.search(lead) and not _ASKS.search(lead):
+    if (lead and len(terms_of_query(asking)) >= 2 and not _JOINS.search(lead) and not _ASKS.search(lead)
+            and not _REFERS_BACK.search(asking)):
         aside = lead + "\n" + tail
     if not aside.strip():
         return {}
     kept = set(query_terms(asking)) | set(index_terms(asking))
     return {t: ASIDE_WEIGHT for t in set(query_terms(aside)) | set(index_terms(aside)) if t not in kept}
+
+
+def _asking_clauses(query: str) -> list[tuple[int, int]]:
+    """(start, end) of each clause that a question mark ends: from the last clause mark before the mark."""
+    out: list[tuple[int, int]] = []
+    begin = 0
+    for mark in _MARK.finditer(query):
+        cuts = [m.end() for m in _CLAUSE_MARK.finditer(query, begin, mark.start())]
+        out.append((cuts[-1] if cuts else begin, mark.start()))
+        begin = mark.end()
+    return out

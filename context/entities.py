@@ -114,7 +114,7 @@ def _named_pair(toks: Sequence[str], spans: list[tuple[int, int]]) -> list[tuple
 
 
 # Words that join the two people of a comparison ("X和我Y", "X or my Y").
-_JOINS = frozenset(("和", "与", "跟", "及", "同", "and", "or"))
+_JOINS = frozenset(("和", "与", "跟", "及", "and", "or"))
 
 
 # Possessives join a relation word to the speaker (like 我 among the CJK function characters).

@@ -20,11 +20,18 @@ from functools import lru_cache
 
 # The turn opens with a date or time: a digit, an opening bracket and a digit, or a month or weekday name.
 _OPENS_STAMP = re.compile(
-    r"^\s*[\[【(（]?\s*(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)"
-    r"[a-z]*\.?[\s,]|周|星期)", re.IGNORECASE)
+    r"^\s*[\[【(（]?\s*(?:\d|(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|"
+    r"thu(?:rs(?:day)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)\b|周|星期)", re.IGNORECASE)
 _CLOCK = re.compile(r"(?<!\d)\d{1,2}[:：]\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?", re.IGNORECASE)
-# Where a stamp's place ends and the statement starts.
-_STAMP_END = re.compile(r"[：】\]）)。]|:\s")
+# Where a stamp's place ends and the statement starts: a full-width colon; an ASCII colon or a full stop
+# only after a place the stamp opens with a comma ("…18:23，北京市西城区，咖啡馆：", "…21:41，在沙发上。",
+# "…8:26 AM, Pearl District, at my desk: "), not a sentence of the statement ("10:33 我客户…。他…");
+# a closing bracket only when the stamp opened with one ("[6月10日 … 12:29｜朋友家] ").
+_FULL_COLON = re.compile(r"：")
+_AFTER_COMMA = re.compile(r"：|:\s|。")
+_SHORT_PLACE = re.compile(r"[^.。!！?？:：\n]{1,24}:\s")
+_CLOSERS = {"[": "]", "【": "】", "(": ")", "（": "）"}
 _AT_PLACE = re.compile(r"[@＠]\S{1,24}\s+")
 # The old rule for turns without a clock: "Name: ...", "2024年2月1日，公园：...".
 _PREFIX_END = re.compile(r"[：】]|:\s")
@@ -32,9 +39,22 @@ CLOCK_WITHIN = 40    # the clock is this near the start
 PLACE_WITHIN = 48    # and the place after it at most this long
 
 
-@lru_cache(maxsize=65536)
+# Turns up to this long are cached (the same history is read on every call); a longer one is read each
+# time, so the cache holds at most 65,536 short slices.
+CACHED_UP_TO = 2000
+
+
 def body_of(text: str) -> str:
     """The turn's statement, without a leading "time, place" prefix (or "Name:")."""
+    return _body_cached(text) if len(text) <= CACHED_UP_TO else _body(text)
+
+
+@lru_cache(maxsize=65536)
+def _body_cached(text: str) -> str:
+    return _body(text)
+
+
+def _body(text: str) -> str:
     found = _after_stamp(text)
     if found is not None:
         return found
@@ -43,21 +63,31 @@ def body_of(text: str) -> str:
 
 
 def without_stamp(text: str) -> str:
-    """The turn without a leading "time, place" prefix that holds a clock; a "Name:" stays (who speaks
-    is part of how a dialogue's turns link)."""
+    """The turn without a leading "time, place" prefix that holds a clock; a "Name:" that opens the turn
+    stays (who speaks is part of how a dialogue's turns link)."""
     found = _after_stamp(text)
     return text if found is None else found
 
 
 def _after_stamp(text: str) -> str | None:
     """What follows a clock-stamped prefix; None when the turn has none."""
-    if _OPENS_STAMP.match(text):
-        clock = _CLOCK.search(text, 0, CLOCK_WITHIN)
-        if clock is not None:
-            end = _STAMP_END.search(text, clock.end(), clock.end() + PLACE_WITHIN + 1)
-            if end is not None and text[end.end():].strip():
-                return text[end.end():].lstrip()
-            rest = text[clock.end():].lstrip(" ,，、|｜]】)）")
-            at = _AT_PLACE.match(rest)  # "07:02 @家里 我爷爷…": a place written as an address
-            return rest[at.end():] if at is not None and rest[at.end():].strip() else rest
-    return None
+    if not _OPENS_STAMP.match(text):
+        return None
+    clock = _CLOCK.search(text, 0, CLOCK_WITHIN)
+    if clock is None:
+        return None
+    at, stop = clock.end(), clock.end() + PLACE_WITHIN + 1
+    m = (_AFTER_COMMA if text[at:at + 1] in ",，" else _FULL_COLON).search(text, at, stop)
+    if m is None:  # "09:30 home: My friend…": a short place, no sentence of the statement before the colon
+        m = _SHORT_PLACE.match(text, at)
+    end = m.end() if m is not None else -1
+    closer = _CLOSERS.get(text.lstrip()[:1])
+    if closer is not None:
+        close = text.find(closer, at, stop)
+        if close >= 0 and (end < 0 or close < end):
+            end = close + 1
+    if end >= 0 and text[end:].strip():
+        return text[end:].lstrip()
+    rest = text[at:].lstrip(" ,，、|｜]】)）")
+    place = _AT_PLACE.match(rest)  # "07:02 @家里 我爷爷…": a place written as an address
+    return rest[place.end():] if place is not None and rest[place.end():].strip() else rest
