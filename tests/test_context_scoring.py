@@ -138,6 +138,16 @@ def _scored(query: str, contents: list[str], roles: list[str]):
     return hist
 
 
+def _outranks_only_with(monkeypatch, switch: str, off: object, query: str, contents: list[str], turn: int,
+                        rivals: list[int]) -> None:
+    """In a log of one voice, ``turn`` outranks every rival, and no longer does with ``switch`` set to ``off``."""
+    hist = _scored(query, contents, ["user"] * len(contents))
+    assert hist[turn].relevance > max(hist[r].relevance for r in rivals)
+    monkeypatch.setattr(switch, off)
+    hist = _scored(query, contents, ["user"] * len(contents))
+    assert hist[turn].relevance <= max(hist[r].relevance for r in rivals)
+
+
 def test_a_question_naming_one_speaker_prefers_that_speakers_turns(monkeypatch):
     contents, roles = [], []
     for k in range(30):
@@ -325,12 +335,8 @@ def test_a_question_about_one_person_prefers_the_turns_that_name_the_person(monk
     from context.coverage import uncovered_turns
     contents, query = _busy_log()
     assert set(range(200)) - set(uncovered_turns(query, contents, 200, ["user"] * 200)) == {57, 131, 163}
-    hist = _scored(query, contents, ["user"] * len(contents))
-    busy = [hist[10 + 20 * k].relevance for k in range(8)]
-    assert hist[57].relevance > max(busy)
-    monkeypatch.setattr("context.select.COVERAGE_WEIGHT", 1.0)
-    hist = _scored(query, contents, ["user"] * len(contents))
-    assert hist[57].relevance < max(p.relevance for p in (hist[10 + 20 * k] for k in range(8)))
+    _outranks_only_with(monkeypatch, "context.select.COVERAGE_WEIGHT", 1.0, query, contents, 57,
+                        [10 + 20 * k for k in range(8)])
 
 
 def test_coverage_reads_the_asking_clause_both_people_of_a_comparison_and_pronoun_turns():
@@ -388,11 +394,8 @@ def test_an_aside_no_longer_outvotes_the_two_words_that_matter(monkeypatch):
     contents[140] = "2024年6月13日 周四 18:47，家里：我姐夫建国说想找时间聚一聚。"
     contents[141] = "2024年6月13日 周四 18:49，家里：建国问我周末去不去钓鱼。"
     query = "我在地铁上刷短视频，看到一个挺有意思的，想起来建国哪天过生日？这个我之前肯定说过。"
-    hist = _scored(query, contents, ["user"] * len(contents))
-    assert hist[77].relevance > max(hist[5 + 15 * k].relevance for k in range(12))
-    monkeypatch.setattr("context.select.ASIDE_WEIGHT", 1.0)
-    hist = _scored(query, contents, ["user"] * len(contents))
-    assert hist[77].relevance < max(hist[5 + 15 * k].relevance for k in range(12))
+    _outranks_only_with(monkeypatch, "context.select.ASIDE_WEIGHT", 1.0, query, contents, 77,
+                        [5 + 15 * k for k in range(12)])
 
 
 def test_a_word_that_opens_the_question_is_a_person_only_if_the_log_has_it_own_or_say_something():
@@ -422,9 +425,5 @@ def test_a_question_in_the_first_person_prefers_the_speakers_own_statements(monk
     for k, (who, at) in enumerate((("Sam", "lake"), ("Ann", "track"), ("Leo", "park"), ("Mia", "beach"))):
         contents[10 + 20 * k] = f"Sun 21 Apr 2024, 10:{k:02d}, the office, Carlton: {who} does exercise at the {at}."
     contents[95] = "Sun 21 Apr 2024, 11:51, the office, Carlton: I do exercise at the pool."
-    query = "Where do I exercise?"
-    hist = _scored(query, contents, ["user"] * len(contents))
-    assert hist[95].relevance > max(hist[10 + 20 * k].relevance for k in range(4))
-    monkeypatch.setattr("context.relevance.FIRST_PERSON_WEIGHT", 0.0)
-    hist = _scored(query, contents, ["user"] * len(contents))
-    assert hist[95].relevance <= max(hist[10 + 20 * k].relevance for k in range(4))
+    _outranks_only_with(monkeypatch, "context.relevance.FIRST_PERSON_WEIGHT", 0.0, "Where do I exercise?", contents,
+                        95, [10 + 20 * k for k in range(4)])
