@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from .entities import _POSSESSIVES, _function, _holds, _join, _named_pair, _names, _tokens, entity_spans
 from .stamps import body_of
 from notes_store.analysis import QUESTION_TERMS, is_cjk
-from .links import antecedents
 
 # A turn that does not name the question's person counts this much. 0.5 (dev, 1k/2k/4k, before the prefix
 # fix of context.stamps): zh-memlog-hard 0.798/0.919/0.958 -> 0.825/0.919/0.961, en-memlog-hard 0.858/0.909 -> 0.873/0.924,
@@ -100,8 +99,9 @@ def _holders(toks: list[str], a: int, b: int, bodies: Sequence[str], most: float
     return []
 
 
-def uncovered_turns(query: str, texts: Sequence[str], history: int, roles: Sequence[str | None]) -> list[int]:
-    """History turns (of the first ``history`` texts) that do not name the person the question asks of."""
+def uncovered_turns(query: str, texts: Sequence[str], history: int, ante: Sequence[int]) -> list[int]:
+    """History turns (of the first ``history`` texts) that do not name the person the question asks of;
+    ``ante``: links.antecedents of those turns (a pronoun turn names whom its antecedent names)."""
     if history < 20:
         return []
     bodies = [body_of(t).lower() for t in texts[:history]]
@@ -119,5 +119,4 @@ def uncovered_turns(query: str, texts: Sequence[str], history: int, roles: Seque
         held.update(holders)
     if not held:
         return []
-    ante = antecedents(texts[:history], roles[:history])
     return [i for i in range(history) if i not in held and ante[i] not in held]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from functools import lru_cache
 from itertools import compress
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from . import packets as P
 from .packets import Packet
@@ -158,13 +158,18 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     if ASIDE_WEIGHT < 1.0 and (aside := aside_terms(query)):
         implied = {**aside, **(implied or {})}
     rels = lexical_relevance(query, texts, growing=growing, implied=implied)
-    if ANTECEDENT_WEIGHT:
-        _inherit_from_antecedents(rels, lexical[:growing])
+    # Which turn each pronoun turn speaks of: read once, for the inheritance and for coverage (both act
+    # on turns with relevance only).
+    coverage = COVERAGE_WEIGHT < 1.0 and a_log
+    ante = antecedents([p.content for p in lexical[:growing]], [voice(p) for p in lexical[:growing]]) \
+        if (ANTECEDENT_WEIGHT or coverage) and growing >= 2 and any(rels[:growing]) else None
+    if ANTECEDENT_WEIGHT and ante is not None:
+        _inherit_from_antecedents(rels, ante)
     if OWNED_WEIGHT < 1.0 and a_log:
         for i in owned_turns(query, texts, growing):
             rels[i] *= OWNED_WEIGHT
-    if COVERAGE_WEIGHT < 1.0 and a_log:
-        for i in uncovered_turns(query, texts, growing, [voice(p) for p in lexical[:growing]]):
+    if coverage and ante is not None:
+        for i in uncovered_turns(query, texts, growing, ante):
             rels[i] *= COVERAGE_WEIGHT
     if SECOND_HOP and a_log:
         second_hop(query, rels, texts, growing)
@@ -232,14 +237,12 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
             p.score += RECENT_BONUS
 
 
-def _inherit_from_antecedents(rels: list[float], history: list[Packet]) -> None:
+def _inherit_from_antecedents(rels: list[float], ante: Sequence[int]) -> None:
     """A turn that speaks of someone named a turn before ("My coworker Noah called." / "He was born in
     Fresno.") matches the question through that turn: it gains ANTECEDENT_WEIGHT times the named
-    turn's relevance, before proximity and specificity look at it (in place; ``history`` in order)."""
-    if len(history) < 2 or not any(rels[:len(history)]):
-        return
-    ante = antecedents([p.content for p in history], [voice(p) for p in history])
-    base = rels[:len(history)]
+    turn's relevance, before proximity and specificity look at it (in place; ``ante`` from
+    links.antecedents over the history's turns in order)."""
+    base = rels[:len(ante)]
     for i, j in enumerate(ante):
         if j >= 0 and base[j]:
             rels[i] = base[i] + ANTECEDENT_WEIGHT * base[j]
