@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import re
 
-from notes_store.analysis import index_terms, query_terms
+from notes_store.analysis import index_terms, is_cjk, query_terms
 
+from .entities import JOINING_WORDS
+from .links import THIRD_PERSON
 from .relevance import terms_of_query
 
 ASIDE_WEIGHT = 0.4
@@ -27,11 +29,13 @@ ASIDE_WEIGHT = 0.4
 _MARK = re.compile(r"[?？]")
 # "." is left out: "St. Louis", "Dr. Chen" (an English aside ends with a comma or another "?").
 _CLAUSE_MARK = re.compile(r"[,，;；:：。!！]")
-_JOINS = re.compile(r"[和与跟及]|\b(?:and|or|between|vs|versus)\b", re.IGNORECASE)
+# The words that join a comparison's two people (context.entities), and "between" / "vs" that open one.
+_JOINS = re.compile("|".join(sorted(re.escape(w) if is_cjk(w) else rf"\b{w}\b"
+                                    for w in (*JOINING_WORDS, "between", "vs", "versus"))), re.IGNORECASE)
+# An asking clause that refers back to its lead ("As for my coworker Andre, which phone does he use?").
+_REFERS_BACK = re.compile(THIRD_PERSON, re.IGNORECASE)
 # A lead that asks too ("How did the training go, from the injury to race day?", "Who went, and what
 # stood out?") is part of the question, not an aside.
-# An asking clause that refers back to its lead ("As for my coworker Andre, which phone does he use?").
-_REFERS_BACK = re.compile(r"\b(?:he|she|they|his|her|their|him|them)\b|他|她", re.IGNORECASE)
 _ASKS = re.compile(r"\b(?:what|when|where|who|whom|whose|which|why|how)\b|什么|怎么|哪|谁|几|多少|何时", re.IGNORECASE)
 
 

@@ -109,12 +109,12 @@ def _named_pair(toks: Sequence[str], spans: list[tuple[int, int]]) -> list[tuple
     (a1, b1), (a2, b2) = spans[:2]
     gap = toks[b1:a2]
     # A joining word between them: "堂弟有什么爱好" is one person and what is asked, not two people.
-    joined = gap and all(_function(t) for t in gap) and _JOINS.intersection(gap)
+    joined = gap and all(_function(t) for t in gap) and JOINING_WORDS.intersection(gap)
     return [(a1, b1), (a2, b2)] if joined else []
 
 
 # Words that join the two people of a comparison ("X和我Y", "X or my Y").
-_JOINS = frozenset(("和", "与", "跟", "及", "and", "or"))
+JOINING_WORDS = frozenset(("和", "与", "跟", "及", "and", "or"))
 
 
 # Possessives join a relation word to the speaker (like 我 among the CJK function characters).

@@ -329,10 +329,10 @@ def spread_along_links(scores: Sequence[float], links: Sequence[float], weight: 
     return out
 
 
-# Third-person personal pronouns opening a clause: a closed grammatical class (the same dozen words
-# in any domain), not a list of meanings. Such a clause is about someone named before it.
-_PRONOUN_RE = re.compile(
-    r"(?:^|[:：。.!?！？;；]\s*)(?:(?:he|she|they|his|her|their|him|them)\b|他|她)", re.IGNORECASE)
+# Third-person personal pronouns: a closed grammatical class (the same dozen words in any domain), not a
+# list of meanings. A clause they open is about someone named before it.
+THIRD_PERSON = r"(?:(?<!\w)(?:he|she|they|his|her|their|him|them)\b|他|她)"
+_PRONOUN_RE = re.compile(r"(?:^|[:：。.!?！？;；]\s*)" + THIRD_PERSON, re.IGNORECASE)
 
 
 @lru_cache(maxsize=65536)
