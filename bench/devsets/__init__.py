@@ -23,7 +23,8 @@
 - ``en-reunion`` (``bench.devsets.reunion_chats``, CC0): LoCoMo-shaped two-speaker conversations by
   another author who read neither the selection nor the other generators: the unseen English check.
 - ``zh-lifelog`` (``bench.devsets.life_logs``, CC0): a fourth, by an author who read neither the selection
-  nor the other generators: the unseen check (nobody tunes on it, either split).
+  nor the other generators: its dev seeds were read for the stamp and aside rounds, its held-out seeds
+  never (the unseen Chinese check).
 
 Every set is split into ``dev`` (tune on it) and ``held-out`` (report only) by seed.
 """
@@ -34,6 +35,8 @@ import json
 import random
 import re
 from datetime import datetime, timedelta
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from .daily_logs import daily_log_set
@@ -168,17 +171,17 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
         sets.append(DevSet("conv26-interleaved", "dev", [interleave_sessions(conv, seed=1)]))
         if held_out:
             sets.append(DevSet("conv26-interleaved", "held-out", [interleave_sessions(conv, seed=2)]))
-    for make_set in (dialogue_set, long_chat_set, reunion_chat_set):
-        sets.append(make_set(DEV_SEEDS, "dev"))
+
+    def add(make: Callable[[tuple[int, ...], str], DevSet]) -> None:
+        sets.append(make(DEV_SEEDS, "dev"))
         if held_out:
-            sets.append(make_set(HELD_OUT_SEEDS, "held-out"))
+            sets.append(make(HELD_OUT_SEEDS, "held-out"))
+
+    for make_set in (dialogue_set, long_chat_set, reunion_chat_set):
+        add(make_set)
     for make in (statement_log_set, memlog_set, hard_memlog_set, daily_log_set):
         for lang in ("zh", "en"):
-            sets.append(make(lang, DEV_SEEDS, "dev"))
-            if held_out:
-                sets.append(make(lang, HELD_OUT_SEEDS, "held-out"))
+            add(partial(make, lang))
     for make_log in (diary_log_set, life_log_set):
-        sets.append(make_log(DEV_SEEDS, "dev"))
-        if held_out:
-            sets.append(make_log(HELD_OUT_SEEDS, "held-out"))
+        add(make_log)
     return sets

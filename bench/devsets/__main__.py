@@ -30,11 +30,8 @@ def _build(args: list[str]) -> Conversation:
             return generate_daily_log(args[1], int(args[2]))
         make = generate_memlog if args[0] == "memlog" else generate_log
         return make(args[1], int(args[2]))
-    if len(args) == 2 and args[0] == "dialogue" and args[1].isdigit():
-        return generate_dialogue(int(args[1]))
-    if len(args) == 2 and args[0] == "longchat" and args[1].isdigit():
-        return generate_long_chat(int(args[1]))
-    one_seed = {"diary": generate_diary_log, "reunion": generate_reunion_chat, "lifelog": generate_life_log}
+    one_seed = {"dialogue": generate_dialogue, "longchat": generate_long_chat, "diary": generate_diary_log,
+                "reunion": generate_reunion_chat, "lifelog": generate_life_log}
     if len(args) == 2 and args[0] in one_seed and args[1].isdigit():
         return one_seed[args[0]](int(args[1]))
     raise ValueError(USAGE)
