@@ -22,6 +22,9 @@
   author; its dev seeds tuned on from the coverage round, its held-out seeds never.
 - ``en-reunion`` (``bench.devsets.reunion_chats``, CC0): LoCoMo-shaped two-speaker conversations by
   another author who read neither the selection nor the other generators: the unseen English check.
+- ``en-written`` (``bench/devsets/written/*.json``, CC0): four long two-speaker conversations written in
+  free prose, not from templates, in LoCoMo's own format, each by a different author who read neither
+  the selection nor the generators (conv-26 only, for the style): conversations 1-2 dev, 3-4 held-out.
 - ``zh-lifelog`` (``bench.devsets.life_logs``, CC0): a fourth, by an author who read neither the selection
   nor the other generators: its dev seeds were read for the stamp and aside rounds, its held-out seeds
   never (the unseen Chinese check).
@@ -50,8 +53,9 @@ from .model import Conversation, DevSet, Question, Turn
 from .statement_logs import generate_log
 
 __all__ = ["Conversation", "DevSet", "Question", "Turn", "DEFAULT_LOCOMO", "DEV_SEEDS", "HELD_OUT_SEEDS",
-           "SET_NAMES", "all_sets", "daily_log_set", "dialogue_set", "diary_log_set", "hard_memlog_set", "interleave_sessions",
-           "life_log_set", "load_locomo", "long_chat_set", "memlog_set", "reunion_chat_set", "statement_log_set", "strip_session"]
+           "SET_NAMES", "WRITTEN", "all_sets", "daily_log_set", "dialogue_set", "diary_log_set", "hard_memlog_set", "interleave_sessions",
+           "life_log_set", "load_locomo", "long_chat_set", "memlog_set", "reunion_chat_set", "statement_log_set", "strip_session",
+           "written_set"]
 
 REPO = Path(__file__).resolve().parent.parent.parent
 DEFAULT_LOCOMO = REPO.parent / "shared" / "data" / "locomo" / "conv-26.json"
@@ -150,13 +154,23 @@ def hard_memlog_set(lang: str, seeds: tuple[int, ...], split: str) -> DevSet:
     return memlog_set(lang, seeds, split, hard=True)
 
 
+# The written conversations (LoCoMo format) and the split each belongs to.
+WRITTEN = Path(__file__).resolve().parent / "written"
+WRITTEN_SPLITS = {"dev": ("en_conv_1.json", "en_conv_2.json"), "held-out": ("en_conv_3.json", "en_conv_4.json")}
+
+
+def written_set(split: str) -> DevSet:
+    """``en-written``: the free-prose conversations of ``split`` (``WRITTEN_SPLITS``), fed as conv-26 is."""
+    return DevSet("en-written", split, [strip_session(load_locomo(WRITTEN / name)) for name in WRITTEN_SPLITS[split]])
+
+
 def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
     """``en-dialogue``: generated two-speaker multi-session conversations, ``DIALOGUES_PER_SEED`` per seed."""
     return DevSet("en-dialogue", split, [generate_dialogue(seed * 100 + k)
                                          for seed in seeds for k in range(DIALOGUES_PER_SEED)])
 
 
-SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "en-reunion", "zh-log", "en-log", "zh-memlog",
+SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "en-reunion", "en-written", "zh-log", "en-log", "zh-memlog",
              "en-memlog", "zh-memlog-hard", "en-memlog-hard", "zh-daily", "en-daily", "zh-diary",
              "zh-lifelog")
 
@@ -179,6 +193,9 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
 
     for make_set in (dialogue_set, long_chat_set, reunion_chat_set):
         add(make_set)
+    sets.append(written_set("dev"))
+    if held_out:
+        sets.append(written_set("held-out"))
     for make in (statement_log_set, memlog_set, hard_memlog_set, daily_log_set):
         for lang in ("zh", "en"):
             add(partial(make, lang))

@@ -1,0 +1,79 @@
+"""The free-prose conversations of ``en-written`` (bench/devsets/written): LoCoMo's format, fed as conv-26
+is, evidence ids exact, and the files the figures were measured on. Quick: no build_context."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.devsets import WRITTEN, WRITTEN_SPLITS, load_locomo, written_set  # noqa: E402
+
+FILES = sorted(name for names in WRITTEN_SPLITS.values() for name in names)
+
+# The figures in bench/devsets/README.md are for these exact texts: an edit must be deliberate (then update
+# the digest and re-run `python -m bench.quality --sets en-written`).
+DIGESTS = {
+    "en_conv_1.json": "9a46178d4d1a4414",
+    "en_conv_2.json": "2e143db965a0e752",
+    "en_conv_3.json": "f1be50539aa917e4",
+    "en_conv_4.json": "480c8aff612a162d",
+}
+
+
+def test_the_splits_share_no_file_and_every_file_is_in_one() -> None:
+    dev, held = WRITTEN_SPLITS["dev"], WRITTEN_SPLITS["held-out"]
+    assert not set(dev) & set(held)
+    assert sorted(p.name for p in WRITTEN.glob("*.json")) == FILES
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_a_written_conversation_is_locomo_shaped(name: str) -> None:
+    data = json.loads((WRITTEN / name).read_text(encoding="utf-8"))
+    conv = data["conversation"]
+    a, b = conv["speaker_a"], conv["speaker_b"]
+    sessions = sorted(int(k.split("_")[1]) for k in conv if k.startswith("session_") and k.count("_") == 1)
+    assert sessions == list(range(1, len(sessions) + 1)) and len(sessions) >= 20
+    dates = [datetime.strptime(conv[f"session_{n}_date_time"], "%I:%M %p on %d %B, %Y") for n in sessions]
+    assert dates == sorted(dates)
+    for n in sessions:
+        turns = conv[f"session_{n}"]
+        assert [t["dia_id"] for t in turns] == [f"D{n}:{k}" for k in range(1, len(turns) + 1)]
+        assert {t["speaker"] for t in turns} == {a, b}
+        assert all(t["text"].strip() for t in turns)
+    assert conv["session_1"][0]["speaker"] == a
+    cats = Counter(q["category"] for q in data["qa"])
+    assert set(cats) == {1, 2, 3, 4} and min(cats.values()) >= 8, cats
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_a_written_conversation_is_fed_as_conv26_is(name: str) -> None:
+    conv = load_locomo(WRITTEN / name)
+    assert 400 <= len(conv.history) <= 600
+    assert {t["role"] for t in conv.history} == {"user", "assistant"}
+    speakers = {t["content"].split(": ", 1)[0]: t["role"] for t in conv.history}
+    assert len(speakers) == 2 and set(speakers.values()) == {"user", "assistant"}
+    assert len(conv.questions) >= 70
+    for q in conv.questions:
+        assert q["evidence"] and all(e in conv.by_id for e in q["evidence"]), q
+        assert q["answer"].strip(), q
+
+
+@pytest.mark.parametrize("split", ["dev", "held-out"])
+def test_the_set_has_its_split_s_two_conversations_without_sessions(split: str) -> None:
+    ds = written_set(split)
+    assert (ds.name, ds.split, len(ds.conversations)) == ("en-written", split, 2)
+    assert all("session" not in t for c in ds.conversations for t in c.history)
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_the_written_files_are_the_ones_measured(name: str) -> None:
+    digest = hashlib.sha256((WRITTEN / name).read_bytes()).hexdigest()[:16]
+    assert digest == DIGESTS[name], "written conversation changed: update DIGESTS and the figures"
