@@ -1,10 +1,12 @@
-"""The free-prose conversations of ``en-written`` (bench/devsets/written): LoCoMo's format, fed as conv-26
-is, evidence ids exact, and the files the figures were measured on. Quick: no build_context."""
+"""The written sets (bench/devsets/written): ``en-written``'s conversations in LoCoMo's format, fed as conv-26
+is, and ``zh-written``'s logs of one voice, fed as the issue's held-out logs are; evidence ids exact, and the
+files the figures were measured on. Quick: no build_context."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 from collections import Counter
 from datetime import datetime
@@ -14,9 +16,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.devsets import WRITTEN, WRITTEN_SPLITS, load_locomo, written_set  # noqa: E402
+from bench.devsets import (WRITTEN, WRITTEN_LOG_SPLITS, WRITTEN_SPLITS, load_locomo, load_written_log,  # noqa: E402
+                           written_log_set, written_set)
 
 FILES = sorted(name for names in WRITTEN_SPLITS.values() for name in names)
+LOGS = sorted(name for names in WRITTEN_LOG_SPLITS.values() for name, _stamped in names)
 
 # The figures in bench/devsets/README.md are for these exact texts: an edit must be deliberate (then update
 # the digest and re-run `python -m bench.quality --sets en-written`).
@@ -25,13 +29,18 @@ DIGESTS = {
     "en_conv_2.json": "2e143db965a0e752",
     "en_conv_3.json": "f1be50539aa917e4",
     "en_conv_4.json": "480c8aff612a162d",
+    "zh_log_1.json": "4fc48dbbde079b05",
+    "zh_log_2.json": "188eaa46a9ed76ba",
+    "zh_log_3.json": "f723cd9ef20f020a",
 }
 
 
 def test_the_splits_share_no_file_and_every_file_is_in_one() -> None:
     dev, held = WRITTEN_SPLITS["dev"], WRITTEN_SPLITS["held-out"]
     assert not set(dev) & set(held)
-    assert sorted(p.name for p in WRITTEN.glob("*.json")) == FILES
+    logs = [name for names in WRITTEN_LOG_SPLITS.values() for name, _stamped in names]
+    assert len(set(logs)) == len(logs)
+    assert sorted(p.name for p in WRITTEN.glob("*.json")) == sorted(FILES + LOGS)
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -73,7 +82,36 @@ def test_the_set_has_its_split_s_two_conversations_without_sessions(split: str) 
     assert all("session" not in t for c in ds.conversations for t in c.history)
 
 
-@pytest.mark.parametrize("name", FILES)
+_PREFIX = re.compile(r"^(?:\d{4}年\d{1,2}月\d{1,2}日 周.|【\d{1,2}月\d{1,2}日|\d{4}/\d{1,2}/\d{1,2}) ")
+
+
+@pytest.mark.parametrize("name", LOGS)
+def test_a_written_log_is_one_voice_stamped_and_in_time_order(name: str) -> None:
+    data = json.loads((WRITTEN / name).read_text(encoding="utf-8"))
+    turns = data["turns"]
+    assert [t["id"] for t in turns] == [f"T{k}" for k in range(1, len(turns) + 1)]
+    assert 400 <= len(turns) <= 600
+    times = [datetime.fromisoformat(t["time"]) for t in turns]
+    assert times == sorted(times)
+    assert all(_PREFIX.match(t["content"]) for t in turns)
+    kinds = Counter(q["category"] for q in data["questions"])
+    assert set(kinds) == {"simple", "conditional", "comparative", "aggregative", "update", "noisy"}, kinds
+    conv = load_written_log(WRITTEN / name, with_timestamps=True)
+    assert {t["role"] for t in conv.history} == {"user"}
+    assert all(t["timestamp"] == when for t, when in zip(conv.history, times))
+    assert "timestamp" not in load_written_log(WRITTEN / name).history[0]
+    for q in conv.questions:
+        assert q["evidence"] and all(e in conv.by_id for e in q["evidence"]), q
+        assert len(set(q["evidence"])) == len(q["evidence"]) and q["answer"].strip(), q
+
+
+@pytest.mark.parametrize("split", ["dev", "held-out"])
+def test_the_log_set_has_its_split_s_logs(split: str) -> None:
+    ds = written_log_set(split)
+    assert (ds.name, ds.split, len(ds.conversations)) == ("zh-written", split, len(WRITTEN_LOG_SPLITS[split]))
+
+
+@pytest.mark.parametrize("name", FILES + LOGS)
 def test_the_written_files_are_the_ones_measured(name: str) -> None:
     digest = hashlib.sha256((WRITTEN / name).read_bytes()).hexdigest()[:16]
     assert digest == DIGESTS[name], "written conversation changed: update DIGESTS and the figures"

@@ -25,6 +25,8 @@
 - ``en-written`` (``bench/devsets/written/*.json``, CC0): four long two-speaker conversations written in
   free prose, not from templates, in LoCoMo's own format, each by a different author who read neither
   the selection nor the generators (conv-26 only, for the style): conversations 1-2 dev, 3-4 held-out.
+- ``zh-written`` (``bench/devsets/written/zh_log_*.json``, CC0): three Chinese logs of one voice written in
+  free prose by three more authors, from the issue's description only: log 1 dev, 2-3 held-out.
 - ``zh-lifelog`` (``bench.devsets.life_logs``, CC0): a fourth, by an author who read neither the selection
   nor the other generators: its dev seeds were read for the stamp and aside rounds, its held-out seeds
   never (the unseen Chinese check).
@@ -55,7 +57,7 @@ from .statement_logs import generate_log
 __all__ = ["Conversation", "DevSet", "Question", "Turn", "DEFAULT_LOCOMO", "DEV_SEEDS", "HELD_OUT_SEEDS",
            "SET_NAMES", "WRITTEN", "all_sets", "daily_log_set", "dialogue_set", "diary_log_set", "hard_memlog_set", "interleave_sessions",
            "life_log_set", "load_locomo", "long_chat_set", "memlog_set", "reunion_chat_set", "statement_log_set", "strip_session",
-           "written_set"]
+           "load_written_log", "written_log_set", "written_set"]
 
 REPO = Path(__file__).resolve().parent.parent.parent
 DEFAULT_LOCOMO = REPO.parent / "shared" / "data" / "locomo" / "conv-26.json"
@@ -164,6 +166,31 @@ def written_set(split: str) -> DevSet:
     return DevSet("en-written", split, [strip_session(load_locomo(WRITTEN / name)) for name in WRITTEN_SPLITS[split]])
 
 
+def load_written_log(path: Path, with_timestamps: bool = False) -> Conversation:
+    """A written log (``{"turns": [{"id", "time", "content"}], "questions": [...]}``): every turn role
+    ``user``, its content as written (time-and-place prefix included), ``timestamp`` from ``time`` if asked."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    history: list[Turn] = []
+    for t in data["turns"]:
+        turn: Turn = {"role": "user", "content": t["content"], "id": t["id"]}
+        if with_timestamps:
+            turn["timestamp"] = datetime.fromisoformat(t["time"])
+        history.append(turn)
+    questions = [Question(question=q["question"], evidence=list(q["evidence"]), answer=q["answer"],
+                          category=q["category"]) for q in data["questions"]]
+    return Conversation(history, {t["id"]: t["content"] for t in history}, questions)
+
+
+# The written Chinese logs, the split each belongs to, and whether it is fed with timestamps.
+WRITTEN_LOG_SPLITS = {"dev": (("zh_log_1.json", False),), "held-out": (("zh_log_2.json", False), ("zh_log_3.json", True))}
+
+
+def written_log_set(split: str) -> DevSet:
+    """``zh-written``: the written Chinese logs of ``split`` (``WRITTEN_LOG_SPLITS``)."""
+    return DevSet("zh-written", split, [load_written_log(WRITTEN / name, stamped)
+                                        for name, stamped in WRITTEN_LOG_SPLITS[split]])
+
+
 def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
     """``en-dialogue``: generated two-speaker multi-session conversations, ``DIALOGUES_PER_SEED`` per seed."""
     return DevSet("en-dialogue", split, [generate_dialogue(seed * 100 + k)
@@ -172,7 +199,7 @@ def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
 
 SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "en-reunion", "en-written", "zh-log", "en-log", "zh-memlog",
              "en-memlog", "zh-memlog-hard", "en-memlog-hard", "zh-daily", "en-daily", "zh-diary",
-             "zh-lifelog")
+             "zh-lifelog", "zh-written")
 
 
 def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> list[DevSet]:
@@ -201,4 +228,7 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
             add(partial(make, lang))
     for make_log in (diary_log_set, life_log_set):
         add(make_log)
+    sets.append(written_log_set("dev"))
+    if held_out:
+        sets.append(written_log_set("held-out"))
     return sets
