@@ -1,4 +1,4 @@
-"""Turns that do not name the question's person, in logs of one voice.
+"""Turns that do not name the question's person.
 
 "何哥空闲时间喜欢干嘛？": the question's other words ("空闲时间") are said of everyone ("邻居说最近太忙，
 空闲时间都没了。"), and those turns match more of the question than the person's own fact ("我客户何哥的
@@ -9,7 +9,9 @@ From the text alone: the person is the first stretch the history holds word for 
 context.entities) of the clause that asks, by its shortest tail that names it, when at most MAX_SHARE
 of the turns hold that tail (a word in every other turn names no one in particular); a comparison's
 two people are both covered. A turn that refers back to a turn naming the person ("He is 5 foot 5.")
-names the person too.
+names the person too. In a conversation of several speakers a speaker is never that person: their own
+turns say "I", not their name ("What did Aiko bake?" sets no turn back); someone they talk about is
+("How did Mochi recover after the accident?").
 """
 
 from __future__ import annotations
@@ -99,9 +101,11 @@ def _holders(toks: list[str], a: int, b: int, bodies: Sequence[str], most: float
     return []
 
 
-def uncovered_turns(query: str, texts: Sequence[str], history: int, ante: Sequence[int]) -> list[int]:
+def uncovered_turns(query: str, texts: Sequence[str], history: int, ante: Sequence[int],
+                    speakers: Sequence[str] = ()) -> list[int]:
     """History turns (of the first ``history`` texts) that do not name the person the question asks of;
-    ``ante``: links.antecedents of those turns (a pronoun turn names whom its antecedent names)."""
+    ``ante``: links.antecedents of those turns (a pronoun turn names whom its antecedent names);
+    ``speakers``: the names of a conversation's speakers, whose turns say "I", not their name."""
     if history < 20:
         return []
     bodies = [body_of(t).lower() for t in texts[:history]]
@@ -112,7 +116,10 @@ def uncovered_turns(query: str, texts: Sequence[str], history: int, ante: Sequen
     chosen = _people(toks, spans, _names(query))
     held: set[int] = set()
     most = MAX_SHARE * history
+    said_by = {w.lower() for s in speakers for w in s.split()}
     for a, b in chosen:
+        if said_by & set(toks[a:b]):
+            return []
         holders = _holders(toks, a, b, bodies, most)
         if not holders or not _is_someone(_join(toks[a:b]), bodies, holders):
             return []

@@ -396,6 +396,7 @@ def test_an_aside_no_longer_outvotes_the_two_words_that_matter(monkeypatch):
     contents[140] = "2024年6月13日 周四 18:47，家里：我姐夫建国说想找时间聚一聚。"
     contents[141] = "2024年6月13日 周四 18:49，家里：建国问我周末去不去钓鱼。"
     query = "我在地铁上刷短视频，看到一个挺有意思的，想起来建国哪天过生日？这个我之前肯定说过。"
+    monkeypatch.setattr("context.select.UNTIMED_WEIGHT", 1.0)  # the date of 77 would lift it on its own
     _outranks_only_with(monkeypatch, "context.select.ASIDE_WEIGHT", 1.0, query, contents, 77,
                         [5 + 15 * k for k in range(12)])
 
@@ -428,3 +429,29 @@ def test_a_question_in_the_first_person_prefers_the_speakers_own_statements(monk
     contents[95] = "Sun 21 Apr 2024, 11:51, the office, Carlton: I do exercise at the pool."
     _outranks_only_with(monkeypatch, "context.relevance.FIRST_PERSON_WEIGHT", 0.0, "Where do I exercise?", contents,
                         95, [10 + 20 * k for k in range(4)])
+
+
+def test_in_a_dialogue_a_question_about_someone_else_prefers_the_turns_that_name_them(monkeypatch):
+    """"How did Mochi recover after the accident?": turns that match the question's other words but not Mochi (Jonah's coral
+    "recovery") count less; the speakers' own names are no such person (their turns say "I")."""
+    contents, roles = [], []
+    for k in range(40):
+        contents += [f"Jonah: The reef survey {k} went fine.", f"Aiko: The bakery order {k} went out."]
+        roles += ["user", "assistant"]
+    contents[11] = "Aiko: Mochi slipped on the ice and hurt his leg, poor thing."
+    contents[33] = "Aiko: Mochi is finally walking normally again."
+    contents[57] = "Aiko: Mochi says hi."
+    rivals = [20, 40, 60]
+    for k in rivals:
+        contents[k] = "Jonah: The coral can recover, slowly."
+    query = "How did Mochi recover after the accident?"
+    from context.coverage import uncovered_turns as uncovered
+    ante = L.antecedents(contents, roles)
+    assert set(range(80)) - set(uncovered(query, contents, 80, ante, ["Jonah", "Aiko"])) == {11, 33, 57}
+    # A question about a speaker sets no one back: their turns do not name them.
+    assert uncovered("What did Aiko bake for the order?", contents, 80, ante, ["Jonah", "Aiko"]) == []
+    hist = _scored(query, contents, roles)
+    assert hist[11].relevance > max(hist[k].relevance for k in rivals)
+    monkeypatch.setattr("context.select.DIALOGUE_COVERAGE", False)
+    hist = _scored(query, contents, roles)
+    assert hist[11].relevance <= max(hist[k].relevance for k in rivals)
