@@ -448,6 +448,9 @@ def test_in_a_dialogue_a_question_about_someone_else_prefers_the_turns_that_name
     from context.coverage import uncovered_turns as uncovered
     ante = L.antecedents(contents, roles)
     assert set(range(80)) - set(uncovered(query, contents, 80, ante, ["Jonah", "Aiko"])) == {11, 33, 57}
+    # The clause that asks refers back to its lead's person ("..., and how did he recover?").
+    lead = "What did Mochi go through after the accident, and how did he recover?"
+    assert set(range(80)) - set(uncovered(lead, contents, 80, ante, ["Jonah", "Aiko"])) == {11, 33, 57}
     # A question about a speaker sets no one back: their turns do not name them.
     assert uncovered("What did Aiko bake for the order?", contents, 80, ante, ["Jonah", "Aiko"]) == []
     hist = _scored(query, contents, roles)
