@@ -124,7 +124,8 @@ def gather_history_cached(history: list[dict[str, Any]] | None) -> CachedHistory
     if len(history) > MAX_HISTORY_TURNS:
         raise ContextError(f"history has {len(history):,} turns; at most {MAX_HISTORY_TURNS:,} are accepted "
                            f"per call: pass the most recent ones (and a summary of the rest as task_state)")
-    # One speaker (a log, a notebook): HISTORY_CACHE turns show_role off, a role on every line says nothing.
+    # One role (a log, a notebook), or every turn naming its speaker, each name in one role (a transcript):
+    # HISTORY_CACHE turns show_role off, a role on every line says nothing.
     return HISTORY_CACHE.gather(history, _turn_packet)
 
 

@@ -45,7 +45,7 @@ class Packet:
     group: str = ""                   # history: the date its header shows (costed once per group)
     dated: bool = False               # history: the content states that date itself (no header shown for it)
     tool_call_id: str = ""            # history turns of role tool: the call they answer, when given
-    show_role: bool = True            # history: False when every turn has the same role (it says nothing)
+    show_role: bool = True            # history: False when the role says nothing (turn_cache.roles_say_nothing)
 
     # Filled by the select stage.
     relevance: float = 0.0

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
+from .links import speaker_of
 from .packets import Packet
 from .stopping import checked
 
@@ -44,6 +45,7 @@ class _History:
     columns: tuple[list[Any], ...]
     templates: list[Packet]                       # as gather makes them, show_role True; never handed out
     roles: list[str]
+    speakers: list[str]                           # the "Name:" each turn's content opens with, or ''
     costs: dict[tuple[str, str, bool], list[int]] = field(default_factory=dict)
     text_bytes: int = 0                           # UTF-8 size of all contents (the input-size limit)
 
@@ -147,8 +149,8 @@ class HistoryCache:
         """Packets of ``history`` (oldest first), reusing what an earlier call analysed.
 
         ``build(turn, position)`` makes (and validates) one turn's packet; it raises for a bad turn,
-        which is then never cached. ``show_role`` is set as gather defines it: False when every
-        turn has the same role.
+        which is then never cached. ``show_role`` is set as gather defines it: False when the role
+        says nothing (``roles_say_nothing``).
         """
         cols = None if getattr(self._local, "bypass", False) else _columns(history)
         if cols is None:
@@ -171,10 +173,11 @@ class HistoryCache:
                 columns=tuple((b + c) if base else c for b, c in zip(base.columns if base else new_cols, new_cols)),
                 templates=(base.templates if base else []) + fresh,
                 roles=(base.roles if base else []) + [p.role or "user" for p in fresh],
+                speakers=(base.speakers if base else []) + [_speaker(p) for p in fresh],
                 costs={k: v for k, v in base.costs.items()} if base else {},
                 text_bytes=(base.text_bytes if base else 0) + sum(_size(p.content) for p in fresh))
             self._store(state)
-        show = not (len(state.templates) > 1 and len(set(state.roles)) == 1)
+        show = not roles_say_nothing(state.roles, state.speakers)
         return CachedHistory(_copies(state.templates, show), state, self._lock)
 
     def _best_prefix(self, cols: tuple[list[Any], ...]) -> _History | None:
@@ -192,7 +195,7 @@ class HistoryCache:
                 if m > 0 and all(c == s[:m] for c, s in zip(cols, state.columns)):
                     templates = state.templates[:m]
                     best = _History(tuple(s[:m] for s in state.columns), templates, state.roles[:m],
-                                    {k: v[:m] for k, v in state.costs.items()},
+                                    state.speakers[:m], {k: v[:m] for k, v in state.costs.items()},
                                     sum(_size(p.content) for p in templates))
         if best is not None:
             with self._lock:
@@ -217,8 +220,27 @@ def _size(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
+def _speaker(p: Packet) -> str:
+    """Who the turn's content says spoke ("Melanie: ..."); '' when it does not or the caller named the turn."""
+    return "" if p.label else speaker_of(p.content)
+
+
+def roles_say_nothing(roles: Sequence[str], speakers: Sequence[str]) -> bool:
+    """A role on every line says nothing when every turn has the same one, or when every turn opens with
+    its speaker's name and each name always comes in the same role (a transcript fed as user/assistant
+    turns): "assistant: Melanie: …" spends two tokens a turn on what "Melanie:" says."""
+    if len(roles) < 2:
+        return False
+    if len(set(roles)) == 1:
+        return True
+    if not all(speakers):
+        return False
+    role_of: dict[str, str] = {}
+    return all(role_of.setdefault(who, role) == role for who, role in zip(speakers, roles))
+
+
 def _set_show_role(packets: list[Packet]) -> None:
-    if len(packets) > 1 and len({p.role for p in packets}) == 1:
+    if roles_say_nothing([p.role or "user" for p in packets], [_speaker(p) for p in packets]):
         for p in packets:
             p.show_role = False
 

@@ -161,3 +161,32 @@ def test_the_input_size_limit_counts_cached_history_too() -> None:
         build_context("q", history=history + [{"role": "user", "content": half + "z"}], max_tokens=200)
     with pytest.raises(ContextError, match="more than 16 MiB"):  # history and documents together
         build_context("q", history=history, documents=[{"content": half + "z"}], max_tokens=200)
+
+
+def _lines(history: list[dict[str, Any]], cached: bool) -> list[str]:
+    def build() -> list[str]:
+        r = build_context("pottery", history=history, max_tokens=2000, reserve_ratio=0, include_notes=False,
+                          include_memory=False)
+        return [line for line in (r.context or "").splitlines() if "pottery day" in line]
+    if cached:
+        return build()
+    with HISTORY_CACHE.bypassed():
+        return build()
+
+
+@pytest.mark.parametrize("cached", [True, False])
+def test_a_transcript_whose_turns_name_their_speakers_spends_no_tokens_on_roles(cached: bool) -> None:
+    transcript = [{"role": "user" if k % 2 == 0 else "assistant",
+                   "content": f"{'Mel' if k % 2 == 0 else 'Caro'}: pottery day {k}"} for k in range(6)]
+    assert _lines(transcript, cached) == [t["content"] for t in transcript]
+    # A name in both roles, or a turn that does not name its speaker: the role is the only sure guide.
+    swapped = copy.deepcopy(transcript)
+    swapped[2]["role"] = "assistant"
+    assert all(line.startswith(("user: ", "assistant: ")) for line in _lines(swapped, cached))
+    unnamed = copy.deepcopy(transcript)
+    unnamed[3]["content"] = "pottery day 3, no name"
+    assert all(line.startswith(("user: ", "assistant: ")) for line in _lines(unnamed, cached))
+    # A turn the caller named keeps its role and name as before.
+    named = copy.deepcopy(transcript)
+    named[1] = {"role": "assistant", "name": "bot", "content": "pottery day 1"}
+    assert _lines(named, cached)[1] == "assistant (bot): pottery day 1"
