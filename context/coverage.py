@@ -69,9 +69,12 @@ def _people(toks: list[str], spans: list[tuple[int, int]], names: set[str]) -> l
     start, end = _asking_clause(toks)
     first = next((s for s in spans if start <= s[0] and s[1] <= end), None)
     if first is None and LEAD_BY_PRONOUN and any(_REFERS_BACK.fullmatch(t) for t in toks[start:end]):
-        # "What did Mochi go through, and how did he recover?": the clause asks of the lead's person.
-        start = 0
-        first = next((s for s in spans if s[1] <= end), None)
+        # "What did Mochi go through, and how did he recover?": the clause asks of the lead's person, when
+        # the lead names one ("My brother Tom introduced me to Anna; what does she do?" names two).
+        lead = [s for s in spans if s[1] <= start and _names_someone(toks, 0, s, names)]
+        named = [s for s in lead if any(t in names for t in toks[s[0]:s[1]])]  # Mochi, not "his accident"
+        if len(named or lead) == 1:
+            start, first = 0, (named or lead)[0]
     return [first] if first is not None and _names_someone(toks, start, first, names) else []
 
 

@@ -174,8 +174,9 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     if OWNED_WEIGHT < 1.0 and a_log:
         for i in owned_turns(query, texts, growing):
             rels[i] *= OWNED_WEIGHT
-    if coverage and ante is not None:
-        said = [] if a_log else _speakers([speaker(p) for p in lexical[:growing]])
+    said = [] if a_log or not coverage else _speakers([speaker(p) for p in lexical[:growing]])
+    # In a conversation, only where its speakers are known: a user addressed by name says "I".
+    if coverage and ante is not None and (a_log or said):
         for i in uncovered_turns(query, texts, growing, ante, said):
             rels[i] *= COVERAGE_WEIGHT
     if SECOND_HOP and a_log:

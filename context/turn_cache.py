@@ -19,16 +19,22 @@ Bounded: at most ``MAX_HISTORIES`` histories and ``MAX_CACHED_TURNS`` turn refer
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
 from .links import speaker_of
+
 from .packets import Packet
 from .stopping import checked
+
+# A speaker's name opens at least this many turns (see roles_say_nothing).
+NAMED_TURNS = 3
+_NAME = re.compile(r"(?!(?:https?|ftp|file|mailto|note|todo|fixme|q|a|re|fwd|ps|nb)$)[^\W\d_][\w.'-]*", re.IGNORECASE)
 
 # Content first: it tells two histories apart soonest when their columns are compared.
 FIELDS = ("content", "role", "timestamp", "id", "name", "tool_call_id")
@@ -233,10 +239,14 @@ def roles_say_nothing(roles: Sequence[str], speakers: Sequence[str]) -> bool:
         return False
     if len(set(roles)) == 1:
         return True
-    if not all(speakers):
+    # A tool turn's role is what marks it; "Note:", "TODO:", "http:" or "10:30" open ordinary turns, so a
+    # speaker's name is a word said in at least NAMED_TURNS turns, never in another role.
+    if "tool" in roles or not all(_NAME.fullmatch(who) for who in speakers):
         return False
     role_of: dict[str, str] = {}
-    return all(role_of.setdefault(who, role) == role for who, role in zip(speakers, roles))
+    if not all(role_of.setdefault(who, role) == role for who, role in zip(speakers, roles)):
+        return False
+    return min(Counter(speakers).values()) >= NAMED_TURNS
 
 
 def _set_show_role(packets: list[Packet]) -> None:

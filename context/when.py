@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from .stamps import body_of
 
@@ -30,34 +31,46 @@ UNTIMED_WEIGHT = 0.4
 # is timed through it.
 LINKED = 0.5
 
-# "When" asks only where a clause opens with it: "What did Maureen do when Morwenna went back?" asks what.
+# "When" asks only where a clause opens with it ("What did Maureen do when Morwenna went back?" asks what)
+# and no later clause asks something else ("When I was a kid, what did I collect?"); "how long" asks a
+# duration unless a "be" follows ("How long is the bridge?"); "what year" a time unless a noun does
+# ("what time zone", "what year of school").
+_AUX = r"(?:did|does|do|is|was|were|will|are|has|have|had|should|would|can|could|'s|'re)"
 _ASKS_WHEN = re.compile(
-    r"(?:^|[,;:.?!]\s*)(?:(?:and|so|but|then|exactly|roughly|approximately|remind me,?)\s+)?when\b|\bhow long\b|\bwhat (?:time|date|day|year|month|week)\b|\bwhich (?:day|date|year|month|week)\b|"
+    r"(?:^|[,;:.?!]\s*)(?:(?:and|so|but|then|exactly|roughly|approximately|remind me,?)\s+)?when\b(?![^?]*,\s*(?:what|which|"
+    r"who|whom|where|how|why)\b)|\bremember when\b|\bwhen\s*\?|\bhow long\b(?!\s+(?:is|are|was|were)\b)|"
+    rf"\b(?:what|which) (?:time|date|day|year|month|week)(?=\s*\?|\s+{_AUX}\b)|\bwhat'?s the date\b|"
     r"\bhow many (?:days|weeks|months|years)\b(?! old)|\bsince when\b|"
-    r"什么时候|何时|哪天|哪一天|几号|几月|哪年|哪一年|哪个月|多久|多长时间|几点|什么日子|哪一周|哪周",
+    r"什么时候|啥时候|什么时间|何时|几时|哪天|哪一天|几号(?![楼房线床门车座位鞋码])|几月|哪年(?!级)|哪一年|哪个月|哪个星期|多久|多长时间|"
+    r"几点|什么日子|哪一周|哪周",
     re.IGNORECASE)
 
 _NUM = (r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple(?: of)?|"
         r"few|several|many)")
-_UNIT = r"(?:second|minute|hour|day|night|week|weekend|fortnight|month|year|decade)s?"
-_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-# Short forms only after a word that makes them a date ("last Fri", "on Sat"): "sat", "sun" and "may"
-# are words of their own.
-_DAY_SHORT = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\.?"
-_MONTH = r"(?:january|february|march|april|june|july|august|september|october|november|december)"
-_MONTH_SHORT = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
+_UNIT = r"(?:minute|hour|day|night|week|weekend|fortnight|month|year|decade)s?"
+# Names of days and months count capitalised ("march", "sat", "sun", "may" are words of their own), the
+# short forms only after a word that makes them a date ("last Fri", "on Sat", "in May").
+_DAY = r"(?-i:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)"
+_DAY_SHORT = r"(?-i:(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\.?)"
+_MONTH = r"(?-i:January|February|March|April|June|July|August|September|October|November|December)"
+_MONTH_SHORT = r"(?-i:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?)"
 _SEASON = r"(?:spring|summer|autumn|fall|winter|christmas|easter|thanksgiving|new year)"
 _EN_TIME = (
-    rf"\b(?:yesterday|today|tonight|tomorrow|{_DAY}s?|{_MONTH}|(?:19|20)\d\d|"
+    rf"\b(?:yesterday|today|tonight|tomorrow|noon|midnight|{_DAY}s?|{_MONTH}|"
+    rf"(?:in|since|of|by|until|till|from|during|around|before|after|early|late|mid|summer|spring|fall|winter) (?:19|20)\d\d|"
     rf"(?:last|next|this|past|coming|that|every|on|in|early|late|mid) (?:{_UNIT}|{_DAY_SHORT}|{_MONTH_SHORT}|{_SEASON}|"
-    rf"morning|afternoon|evening)|\d{{1,2}}(?:st|nd|rd|th)?(?: of)? {_MONTH_SHORT}|{_MONTH_SHORT} \d{{1,2}}\b|"
-    rf"{_NUM} {_UNIT}(?: ago| now| later| before| back)?|the other (?:day|night|week)|ago|since|recently|lately)\b")
+    rf"morning|afternoon|evening)|\d{{1,2}}(?:st|nd|rd|th)?(?: of)? {_MONTH_SHORT}|{_MONTH_SHORT} \d{{1,2}}|"
+    rf"{_NUM} {_UNIT}\b(?! old)(?: ago| now| later| before| back)?|the other (?:day|night|week)|ago|"
+    rf"since (?:\d|last|then|early|late|the (?:start|beginning|end)|{_MONTH}|{_DAY})|recently|lately|"
+    rf"\d{{1,2}}:\d{{2}}(?:\s*[ap]m)?|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?)\b")
 _ZH_TIME = (
-    r"昨天|前天|今天|明天|后天|昨晚|今晚|今早|上周|下周|本周|这周|上个?星期|下个?星期|上个?月|下个?月|这个月|去年|前年|今年|明年|"
-    r"周[一二三四五六日末]|星期[一二三四五六日天]|礼拜[一二三四五六日天]|"
-    r"[0-9０-９一二三四五六七八九十两几]+(?:天|周|个星期|个月|年)(?:前|以前|之前|后|以后|了)|"
-    r"[0-9０-９]+\s*[年月日号]|[一二三四五六七八九十]+月|初[一二三四五六七八九十]|春节|国庆|中秋|元旦|端午|最近|前几天|那天")
+    r"昨天|昨儿|前天|今天|明天|后天|昨晚|今晚|今早|上周|下周|本周|这周|上个?星期|下个?星期|上个?月|下个?月|这个月|去年|前年|今年|明年|"
+    r"周[一二三四五六日末]|星期[一二三四五六日天]|礼拜[一二三四五六日天]|前[一二两三几]天|"
+    r"[0-9０-９一二三四五六七八九十两几半]+(?:天|周|个星期|个月|年)(?:前|以前|之前|后|以后|了)|"
+    r"[0-9０-９]+\s*(?:年(?![级纪])|月|日(?!元)|号(?![楼房线床门车座位鞋码电]))|[一二三四五六七八九十]+月|初[一二三四五六七八九十]|"
+    r"春节|国庆|中秋|元旦|端午|最近|前几天|那天")
 _SAYS_WHEN = re.compile(f"{_EN_TIME}|{_ZH_TIME}", re.IGNORECASE)
+CACHED_UP_TO = 2000   # turns up to this long keep their answer (the same turns come back every call)
 
 
 def asks_when(query: str) -> bool:
@@ -67,6 +80,15 @@ def asks_when(query: str) -> bool:
 
 def says_when(text: str) -> bool:
     """The turn's own statement (its log stamp left out) holds a time expression."""
+    return _says_when_cached(text) if len(text) <= CACHED_UP_TO else _says_when(text)
+
+
+@lru_cache(maxsize=65536)
+def _says_when_cached(text: str) -> bool:
+    return _says_when(text)
+
+
+def _says_when(text: str) -> bool:
     return _SAYS_WHEN.search(body_of(text)) is not None
 
 

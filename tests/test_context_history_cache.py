@@ -182,10 +182,17 @@ def test_a_transcript_whose_turns_name_their_speakers_spends_no_tokens_on_roles(
     # A name in both roles, or a turn that does not name its speaker: the role is the only sure guide.
     swapped = copy.deepcopy(transcript)
     swapped[2]["role"] = "assistant"
-    assert all(line.startswith(("user: ", "assistant: ")) for line in _lines(swapped, cached))
     unnamed = copy.deepcopy(transcript)
     unnamed[3]["content"] = "pottery day 3, no name"
-    assert all(line.startswith(("user: ", "assistant: ")) for line in _lines(unnamed, cached))
+    # Openers that are no one's name, a name said in too few turns, a tool turn: roles stay.
+    openers = [{"role": r, "content": c} for r, c in (("user", "Note: pottery day 0"), ("assistant", "Sure: pottery day 1"),
+                                                      ("user", "Note: pottery day 2"), ("assistant", "Sure: pottery day 3"),
+                                                      ("user", "Note: pottery day 4"), ("assistant", "Sure: pottery day 5"))]
+    short = transcript[:4]
+    with_tool = transcript + [{"role": "tool", "content": "Kiln: pottery day 6"}] * 3
+    for history in (swapped, unnamed, openers, short, with_tool):
+        lines = _lines(history, cached)
+        assert len(lines) == len(history) and all(line.startswith(("user: ", "assistant: ", "tool: ")) for line in lines)
     # A turn the caller named keeps its role and name as before.
     named = copy.deepcopy(transcript)
     named[1] = {"role": "assistant", "name": "bot", "content": "pottery day 1"}

@@ -451,10 +451,23 @@ def test_in_a_dialogue_a_question_about_someone_else_prefers_the_turns_that_name
     # The clause that asks refers back to its lead's person ("..., and how did he recover?").
     lead = "What did Mochi go through after the accident, and how did he recover?"
     assert set(range(80)) - set(uncovered(lead, contents, 80, ante, ["Jonah", "Aiko"])) == {11, 33, 57}
+    # A lead naming two people does not say which one "she" is.
+    assert uncovered("Yesterday Mochi met Anna; what does she do for work?", contents, 80, ante, ["Jonah", "Aiko"]) == []
     # A question about a speaker sets no one back: their turns do not name them.
     assert uncovered("What did Aiko bake for the order?", contents, 80, ante, ["Jonah", "Aiko"]) == []
     hist = _scored(query, contents, roles)
     assert hist[11].relevance > max(hist[k].relevance for k in rivals)
     monkeypatch.setattr("context.select.DIALOGUE_COVERAGE", False)
-    hist = _scored(query, contents, roles)
-    assert hist[11].relevance <= max(hist[k].relevance for k in rivals)
+    off = _scored(query, contents, roles)
+    assert off[11].relevance <= max(off[k].relevance for k in rivals)
+    # A chat whose speakers are not known (no "Name:" openings): the user, addressed by name, says "I".
+    monkeypatch.setattr("context.select.DIALOGUE_COVERAGE", True)
+    plain = [c.split(": ", 1)[1] for c in contents]
+    assert [p.relevance for p in _scored(query, plain, roles)] == [p.relevance for p in _scored_without_coverage(
+        monkeypatch, query, plain, roles)]
+
+
+def _scored_without_coverage(monkeypatch, query, contents, roles):
+    with monkeypatch.context() as m:
+        m.setattr("context.select.DIALOGUE_COVERAGE", False)
+        return _scored(query, contents, roles)

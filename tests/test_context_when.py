@@ -13,8 +13,13 @@ def test_a_question_asks_when_only_where_a_clause_opens_with_it() -> None:
               "How long has Caroline had her friends?", "In which month is the wedding?",
               "How many years has she lived there?", "我叔叔什么时候搬的家？", "建国哪天过生日？", "她学钢琴多久了？"):
         assert asks_when(q), q
+    for q in ("What year did Tom retire?", "On what date?", "Do you remember when Mel moved?", "Mel moved when?",
+              "When did you move, and why?", "啥时候搬的家？"):
+        assert asks_when(q), q
     for q in ("What did Maureen do when Morwenna went back in the water?", "How many years old is my classmate?",
-              "What did Melanie paint?", "我叔叔是做什么工作的？"):
+              "What did Melanie paint?", "我叔叔是做什么工作的？", "How long is the bridge?",
+              "When I was a kid, what did I collect?", "What time zone is Tom in?", "What year of school is Lily in?",
+              "Which day trip did they take?", "我住几号楼？", "她上哪年级？"):
         assert not asks_when(q), q
 
 
@@ -23,6 +28,13 @@ def test_a_turn_says_when_by_its_own_words_not_by_its_log_stamp() -> None:
               "We got back on Saturday.", "in May I went to Lisbon", "2024年6月12日 周三 12:29，朋友家：我叔叔上周换了工作。",
               "建国的生日是10月13日。", "三天前去了趟医院。"):
         assert says_when(t), t
+    for t in ("5/12 works for me.", "We met at 10:30.", "Around noon, I think.", "前两天去了。", "半年前搬的。", "in March 2023",
+              "since 2016", "back in 2019"):
+        assert says_when(t), t
+    for t in ("Since Tom likes dogs, we went.", "Add a second layer.", "I march on.", "I paid 2000 dollars.",
+              "Room 2019 is free.", "The kittens are a few years old.", "住在3号楼。", "买了2号电池。", "穿38号鞋。", "5日元一个。",
+              "读3年级。"):
+        assert not says_when(t), t
     for t in ("I sat down in the sun.", "You may be right.", "Melanie: The pots came out great!",
               "2024年6月12日 周三 12:29，朋友家：我叔叔是厨师长。", "[6月10日 周六 12:29｜朋友家] 小姨养了一只英短猫。"):
         assert not says_when(t), t
