@@ -28,7 +28,6 @@ from itertools import repeat
 from typing import Any
 
 from .links import speaker_of
-
 from .packets import Packet
 from .stopping import checked
 
