@@ -16,7 +16,9 @@ else right after the clock. Other turns: the old rule, up to a colon near the st
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from collections.abc import Callable
+from functools import lru_cache, wraps
+from typing import TypeVar
 
 # The turn opens with a date or time: a digit, an opening bracket and a digit, or a month or weekday name.
 _OPENS_STAMP = re.compile(
@@ -40,21 +42,24 @@ PLACE_WITHIN = 48    # and the place after it at most this long
 
 
 # Turns up to this long are cached (the same history is read on every call); a longer one is read each
-# time, so the cache holds at most 65,536 short slices.
+# time, so a cache holds at most 65,536 short slices.
 CACHED_UP_TO = 2000
+T = TypeVar("T")
 
 
+def per_turn(read: Callable[[str], T]) -> Callable[[str], T]:
+    """``read`` of a turn's text, remembered for turns up to CACHED_UP_TO characters."""
+    cached = lru_cache(maxsize=65536)(read)
+
+    @wraps(read)
+    def call(text: str) -> T:
+        return cached(text) if len(text) <= CACHED_UP_TO else read(text)
+    return call
+
+
+@per_turn
 def body_of(text: str) -> str:
     """The turn's statement, without a leading "time, place" prefix (or "Name:")."""
-    return _body_cached(text) if len(text) <= CACHED_UP_TO else _body(text)
-
-
-@lru_cache(maxsize=65536)
-def _body_cached(text: str) -> str:
-    return _body(text)
-
-
-def _body(text: str) -> str:
     found = _after_stamp(text)
     if found is not None:
         return found

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 
-from .stamps import body_of
+from .stamps import body_of, per_turn
 
 # 0.4, dev 1k/2k (bench.quality, 2026-12-02): en-reunion 0.743/0.814 -> 0.752/0.818, en-longchat 0.779 -> 0.785,
 # en-written 0.805 -> 0.811, zh-diary 0.687/0.804 -> 0.693/0.807, zh-lifelog 0.725/0.836 -> 0.734/0.842,
@@ -70,7 +69,6 @@ _ZH_TIME = (
     r"[0-9０-９]+\s*(?:年(?![级纪])|月|日(?!元)|号(?![楼房线床门车座位鞋码电]))|[一二三四五六七八九十]+月|初[一二三四五六七八九十]|"
     r"春节|国庆|中秋|元旦|端午|最近|前几天|那天")
 _SAYS_WHEN = re.compile(f"{_EN_TIME}|{_ZH_TIME}", re.IGNORECASE)
-CACHED_UP_TO = 2000   # turns up to this long keep their answer (the same turns come back every call)
 
 
 def asks_when(query: str) -> bool:
@@ -78,17 +76,9 @@ def asks_when(query: str) -> bool:
     return _ASKS_WHEN.search(query) is not None
 
 
+@per_turn
 def says_when(text: str) -> bool:
     """The turn's own statement (its log stamp left out) holds a time expression."""
-    return _says_when_cached(text) if len(text) <= CACHED_UP_TO else _says_when(text)
-
-
-@lru_cache(maxsize=65536)
-def _says_when_cached(text: str) -> bool:
-    return _says_when(text)
-
-
-def _says_when(text: str) -> bool:
     return _SAYS_WHEN.search(body_of(text)) is not None
 
 
