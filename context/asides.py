@@ -21,7 +21,7 @@ import re
 from notes_store.analysis import index_terms, is_cjk, query_terms
 
 from .entities import JOINING_WORDS
-from .links import THIRD_PERSON
+from .links import REFERS_BACK
 from .relevance import terms_of_query
 
 ASIDE_WEIGHT = 0.4
@@ -32,8 +32,6 @@ _CLAUSE_MARK = re.compile(r"[,，;；:：。!！]")
 # The words that join a comparison's two people (context.entities), and "between" / "vs" that open one.
 _JOINS = re.compile("|".join(sorted(re.escape(w) if is_cjk(w) else rf"\b{w}\b"
                                     for w in (*JOINING_WORDS, "between", "vs", "versus"))), re.IGNORECASE)
-# An asking clause that refers back to its lead ("As for my coworker Andre, which phone does he use?").
-_REFERS_BACK = re.compile(THIRD_PERSON, re.IGNORECASE)
 # A lead that asks too ("How did the training go, from the injury to race day?", "Who went, and what
 # stood out?") is part of the question, not an aside.
 _ASKS = re.compile(r"\b(?:what|when|where|who|whom|whose|which|why|how)\b|什么|怎么|哪|谁|几|多少|何时", re.IGNORECASE)
@@ -50,7 +48,7 @@ def aside_terms(query: str) -> dict[str, float]:
     asking, lead, tail = query[start:end], query[:start], query[end + 1:]
     aside = tail
     if (lead and len(terms_of_query(asking)) >= 2 and not _JOINS.search(lead) and not _ASKS.search(lead)
-            and not _REFERS_BACK.search(asking)):
+            and not REFERS_BACK.search(asking)):  # "As for my coworker Andre, which phone does he use?"
         aside = lead + "\n" + tail
     if not aside.strip():
         return {}

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 
 from .entities import _POSSESSIVES, _function, _holds, _join, _named_pair, _names, _tokens, entity_spans
-from .links import THIRD_PERSON
+from .links import REFERS_BACK
 from .stamps import body_of
 from notes_store.analysis import QUESTION_TERMS, is_cjk
 
@@ -35,7 +35,6 @@ MAX_SHARE = 0.05
 # A clause that refers back with a pronoun asks of the lead's person (as context.asides reads it): dev en-written
 # 1k/2k 0.813/0.877 -> 0.815/0.880, every other dev set the same.
 LEAD_BY_PRONOUN = True
-_REFERS_BACK = re.compile(THIRD_PERSON, re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[,，;；:：.。!！?？]")
 
 
@@ -68,7 +67,7 @@ def _people(toks: list[str], spans: list[tuple[int, int]], names: set[str]) -> l
         return pair
     start, end = _asking_clause(toks)
     first = next((s for s in spans if start <= s[0] and s[1] <= end), None)
-    if first is None and LEAD_BY_PRONOUN and any(_REFERS_BACK.fullmatch(t) for t in toks[start:end]):
+    if first is None and LEAD_BY_PRONOUN and any(REFERS_BACK.fullmatch(t) for t in toks[start:end]):
         # "What did Mochi go through, and how did he recover?": the clause asks of the lead's person, when
         # the lead names one ("My brother Tom introduced me to Anna; what does she do?" names two).
         lead = [s for s in spans if s[1] <= start and _names_someone(toks, 0, s, names)]

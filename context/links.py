@@ -332,6 +332,8 @@ def spread_along_links(scores: Sequence[float], links: Sequence[float], weight: 
 # Third-person personal pronouns: a closed grammatical class (the same dozen words in any domain), not a
 # list of meanings. A clause they open is about someone named before it.
 THIRD_PERSON = r"(?:(?<!\w)(?:he|she|they|his|her|their|him|them)\b|他|她)"
+# A third-person pronoun anywhere (a clause that refers back to someone named before it).
+REFERS_BACK = re.compile(THIRD_PERSON, re.IGNORECASE)
 _PRONOUN_RE = re.compile(r"(?:^|[:：。.!?！？;；]\s*)" + THIRD_PERSON, re.IGNORECASE)
 
 

@@ -174,7 +174,9 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     if OWNED_WEIGHT < 1.0 and a_log:
         for i in owned_turns(query, texts, growing):
             rels[i] *= OWNED_WEIGHT
-    said = [] if a_log or not coverage else _speakers([speaker(p) for p in lexical[:growing]])
+    # Who said each turn of a conversation: read once, for coverage and the storyline hop.
+    by = [speaker(p) for p in lexical[:growing]] if not a_log and (coverage or STORYLINE) else []
+    said = _speakers(by) if coverage and not a_log else []
     # In a conversation, only where its speakers are known: a user addressed by name says "I".
     if coverage and ante is not None and (a_log or said):
         for i in uncovered_turns(query, texts, growing, ante, said):
@@ -182,8 +184,7 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     if SECOND_HOP and a_log:
         second_hop(query, rels, texts, growing)
     if STORYLINE and not a_log:
-        said = [speaker(p) for p in lexical[:growing]]
-        storyline_hop(query, rels, texts, growing, [f"{voice(p)}\x1f{s}" for p, s in zip(lexical, said)], said)
+        storyline_hop(query, rels, texts, growing, [f"{voice(p)}\x1f{s}" for p, s in zip(lexical, by)], by)
     if PROXIMITY_WEIGHT or SPECIFICITY_WEIGHT:
         # Only the leading candidates can be reordered into the budget: look at those.
         leading = heapq.nlargest(PROXIMITY_CANDIDATES, compress(range(len(rels)), rels),

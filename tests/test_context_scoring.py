@@ -461,13 +461,7 @@ def test_in_a_dialogue_a_question_about_someone_else_prefers_the_turns_that_name
     off = _scored(query, contents, roles)
     assert off[11].relevance <= max(off[k].relevance for k in rivals)
     # A chat whose speakers are not known (no "Name:" openings): the user, addressed by name, says "I".
-    monkeypatch.setattr("context.select.DIALOGUE_COVERAGE", True)
     plain = [c.split(": ", 1)[1] for c in contents]
-    assert [p.relevance for p in _scored(query, plain, roles)] == [p.relevance for p in _scored_without_coverage(
-        monkeypatch, query, plain, roles)]
-
-
-def _scored_without_coverage(monkeypatch, query, contents, roles):
-    with monkeypatch.context() as m:
-        m.setattr("context.select.DIALOGUE_COVERAGE", False)
-        return _scored(query, contents, roles)
+    without = [p.relevance for p in _scored(query, plain, roles)]
+    monkeypatch.setattr("context.select.DIALOGUE_COVERAGE", True)
+    assert [p.relevance for p in _scored(query, plain, roles)] == without
