@@ -25,7 +25,7 @@ from .select import (PROFILES, QUERY_TYPES, decide_query_type, score_packets, se
 from .sources import EvidenceProvider
 from .structure import (MESSAGE_OVERHEAD_TOKENS, STATE_HEADING, SUPPORT_HEADING, Layout, group_cost,
                         layout, output_tokens, packet_cost, render_messages, render_text,
-                        section_tokens)
+                        section_tokens, year_marks_cost)
 from .stopping import current_check, stoppable
 from .tiers import history_tiers
 from .tokens import DEFAULT_ENCODING, TokenCounter
@@ -121,7 +121,9 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
     if skeleton + container > budget:
         system, skeleton = _fit_fixed(g, tools_kept, tools_dropped, format, counter, budget, container)
         g.system = system
-    available = budget - skeleton - container
+    # Day headers are costed without their year, which shows once per year (see structure.group_header).
+    available = budget - skeleton - container - year_marks_cost({p.header for p in hist if p.header}, format,
+                                                                counter)
 
     qterms = terms_of_query(g.query)
     compressed: list[dict[str, Any]] = []

@@ -13,6 +13,7 @@ the select stage budgets with, so layout and accounting cannot drift apart.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from dataclasses import dataclass
 
@@ -65,9 +66,32 @@ def packet_text(p: Packet) -> str:
     return p.content
 
 
-def group_header(group: str, fmt: str) -> str:
-    """The date line shown once before the first selected turn of each day."""
-    return f"[{group}]" if fmt == "text" else f"[{group}] "
+def group_header(group: str, fmt: str, previous: str | None = None) -> str:
+    """The date line shown once before the first selected turn of each day. Its year only where the
+    year changes from the ``previous`` header's: the lines run in date order, so "[Sun 2 Apr]" after
+    "[Thu 16 Mar 2023]" reads as 2023, and a 1k context of ~10 days keeps ~30 tokens for turns."""
+    day, year = _day_and_year(group)
+    shown = day if previous is not None and year and _day_and_year(previous)[1] == year else group
+    return f"[{shown}]" if fmt == "text" else f"[{shown}] "
+
+
+def _day_and_year(group: str) -> tuple[str, str]:
+    """("Thu 16 Mar", "2023") of a day label "Thu 16 Mar 2023" (gather.day_label); (group, "") otherwise."""
+    day, _, year = group.rpartition(" ")
+    return (day, year) if day and len(year) == 4 and year.isdigit() else (group, "")
+
+
+def year_marks_cost(groups: Iterable[str], fmt: str, counter: TokenCounter, most: int = 3) -> int:
+    """Tokens the years shown in the headers add to what ``group_cost`` counts: one mark per year of
+    ``groups`` (each year's headers run together), for at most ``most`` years, the rest being left to
+    the exact count."""
+    first_of: dict[str, str] = {}
+    for g in groups:
+        first_of.setdefault(_day_and_year(g)[1], g)
+    first_of.pop("", None)
+    extra = sorted((counter.count(group_header(g, fmt)) - counter.count(group_header(g, fmt, previous=g))
+                    for g in first_of.values()), reverse=True)
+    return sum(extra[:most])
 
 
 def tool_turn_text(p: Packet) -> str:
@@ -113,7 +137,8 @@ def packet_cost(p: Packet, fmt: str, counter: TokenCounter) -> int:
 
 
 def group_cost(group: str, fmt: str, counter: TokenCounter) -> int:
-    return counter.count(group_header(group, fmt)) + (1 if fmt == "text" else 0) if group else 0
+    """Tokens of a day's header after another of its year (see year_marks_cost for the years)."""
+    return counter.count(group_header(group, fmt, previous=group)) + (1 if fmt == "text" else 0) if group else 0
 
 
 @dataclass
@@ -141,7 +166,7 @@ def _history_lines(turns: list[Packet], fmt: str) -> list[str]:
     lines, last_group = [], None
     for p in turns:
         if p.source == P.HISTORY and p.header and p.header != last_group:
-            lines.append(group_header(p.header, fmt))
+            lines.append(group_header(p.header, fmt, last_group))
             last_group = p.header
         lines.append(packet_text(p))
     return lines
@@ -202,7 +227,7 @@ def render_messages(lay: Layout) -> list[dict[str, str]]:
             continue
         message = history_message(p, messages[-1]["role"] if messages else None)
         if p.header and p.header != last_group:
-            message["content"] = group_header(p.header, "messages") + message["content"]
+            message["content"] = group_header(p.header, "messages", last_group) + message["content"]
             last_group = p.header
         messages.append(message)
     messages.append({"role": "user", "content": lay.query})

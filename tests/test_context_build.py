@@ -121,6 +121,37 @@ def test_session_date_is_shown_next_to_turns():
     assert "[Mon 8 May 2023]" in res.context
 
 
+def test_day_headers_show_the_year_once_per_year_in_both_formats():
+    # One turn a day across a new year: the year is shown where it changes, not on every header.
+    hist = turns(4, start=datetime(2023, 12, 30, 9, 0))
+    for i, t in enumerate(hist):
+        t["timestamp"] = datetime(2023, 12, 30, 9, 0) + timedelta(days=i)
+    res = build_context("What did we note about the cache?", history=hist, max_tokens=1000, reserve_ratio=0)
+    headers = [line for line in res.context.splitlines() if line.startswith("[") and line[1:4].isalpha()
+               and line not in ("[Task]", "[Context]")]
+    assert headers == ["[Sat 30 Dec 2023]", "[Sun 31 Dec]", "[Mon 1 Jan 2024]", "[Tue 2 Jan]"]
+    msgs = build_context("What did we note about the cache?", history=hist, max_tokens=1000, reserve_ratio=0,
+                         format="messages").messages
+    shown = [m["content"].split("]")[0] + "]" for m in msgs if m["content"].startswith("[")]
+    assert shown == headers
+
+
+def test_short_day_headers_leave_the_budget_exact():
+    # Many days over two years and a tight budget: the headers' years are costed, never a token over.
+    counter = TokenCounter("cl100k_base")
+    hist = turns(200, start=datetime(2023, 11, 1, 9, 0))
+    for i, t in enumerate(hist):
+        t["timestamp"] = datetime(2023, 11, 1, 9, 0) + timedelta(days=i)
+    for budget in (200, 300, 500, 800):
+        for fmt in ("text", "messages"):
+            res = build_context("Which detail did we note about the flaky integration test?", history=hist,
+                                max_tokens=budget, reserve_ratio=0, format=fmt)
+            assert res.tokens <= budget
+            if fmt == "text":
+                assert counter.count(res.context) == res.tokens
+                assert "2023]" in res.context or "2024]" in res.context
+
+
 def test_near_duplicates_collapse_into_one():
     text = "The deploy failed because the migration 0042 locked the users table for ten minutes."
     docs = [{"content": text, "source": "a.md", "score": 3.0},
