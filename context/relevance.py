@@ -93,13 +93,13 @@ def weighted_query_terms(query: str) -> dict[str, float]:
     characters CJK_UNIGRAM_WEIGHT."""
     content = terms_of_query(query)
     weights = {t: 1.0 for t in content}
-    if CJK_EDGE_WEIGHT and content:
+    if content and (CJK_EDGE_WEIGHT or FIRST_PERSON_WEIGHT):
         for t in query_terms(query):
-            if t not in weights and len(t) == 2 and is_cjk(t):
+            if t in weights:
+                continue
+            if CJK_EDGE_WEIGHT and len(t) == 2 and is_cjk(t):
                 weights[t] = CJK_EDGE_WEIGHT
-    if FIRST_PERSON_WEIGHT and content:
-        for t in query_terms(query):
-            if t in _FIRST_PERSON and t not in weights:
+            elif FIRST_PERSON_WEIGHT and t in _FIRST_PERSON:
                 weights[t] = FIRST_PERSON_WEIGHT
     if CJK_UNIGRAM_WEIGHT and content:
         for t in index_terms(query):
