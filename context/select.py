@@ -33,6 +33,7 @@ from .asides import ASIDE_WEIGHT, aside_terms
 from .when import UNTIMED_WEIGHT, untimed_turns
 from .spelled import spelled_out
 from .proximity import proximity
+from .sessions import lift_by_session
 from .relevance import join_analysed, lexical_relevance, plain_bm25, specificity, terms_of
 
 QUERY_TYPES = ("auto", "knowledge", "chat", "task")
@@ -199,6 +200,8 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
                 rels[i] *= 1.0 + SPECIFICITY_WEIGHT * v
             top = max(rels)
             rels = [r / top for r in rels]
+    if not a_log:
+        lift_by_session(query, rels, texts, [p.group for p in lexical[:growing]], growing)
     if ENTITY_FACTS and (a_log or not ENTITY_FACTS_ONE_VOICE):
         lift_entity_facts(query, rels, texts, growing)
     for p, rel in zip(lexical, rels):
