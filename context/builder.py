@@ -122,8 +122,9 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
         system, skeleton = _fit_fixed(g, tools_kept, tools_dropped, format, counter, budget, container)
         g.system = system
     # Day headers are costed without their year, which shows once per year (see structure.group_header).
-    available = budget - skeleton - container - year_marks_cost({p.header for p in hist if p.header}, format,
-                                                                counter)
+    # Never below 0: the skeleton was checked to fit, the years' marks only may not (a tiny budget).
+    available = max(0, budget - skeleton - container - year_marks_cost({p.header for p in hist if p.header},
+                                                                       format, counter))
 
     qterms = terms_of_query(g.query)
     compressed: list[dict[str, Any]] = []

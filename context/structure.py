@@ -163,13 +163,20 @@ def layout(system: str, query: str, tools: list[Packet], chosen: list[Packet]) -
 
 
 def _history_lines(turns: list[Packet], fmt: str) -> list[str]:
-    lines, last_group = [], None
+    lines, last_group, told = [], None, None
     for p in turns:
         if p.source == P.HISTORY and p.header and p.header != last_group:
-            lines.append(group_header(p.header, fmt, last_group))
+            lines.append(group_header(p.header, fmt, told))
             last_group = p.header
+        told = _last_date_told(p, told)
         lines.append(packet_text(p))
     return lines
+
+
+def _last_date_told(p: Packet, told: str | None) -> str | None:
+    """The date the reader last saw after ``p``: its header, or the date a dated turn states itself (its year
+    included), so the next header's year is left out only where that date's year is the same."""
+    return p.group if p.source == P.HISTORY and p.group else told
 
 
 def section_bodies(lay: Layout) -> dict[str, str]:
@@ -221,14 +228,15 @@ def render_messages(lay: Layout) -> list[dict[str, str]]:
     middle = [packet_text(p) for p in support] + [packet_text(p) for p in lay.context if p.source == P.SUMMARY]
     if middle:
         messages.append({"role": "user", "content": "\n".join([SUPPORT_HEADING] + middle)})
-    last_group = None
+    last_group = told = None
     for p in lay.context:
         if p.source != P.HISTORY:
             continue
         message = history_message(p, messages[-1]["role"] if messages else None)
         if p.header and p.header != last_group:
-            message["content"] = group_header(p.header, "messages", last_group) + message["content"]
+            message["content"] = group_header(p.header, "messages", told) + message["content"]
             last_group = p.header
+        told = _last_date_told(p, told)
         messages.append(message)
     messages.append({"role": "user", "content": lay.query})
     return messages

@@ -152,6 +152,36 @@ def test_short_day_headers_leave_the_budget_exact():
                 assert "2023]" in res.context or "2024]" in res.context
 
 
+def test_years_set_aside_never_push_a_tiny_budget_over():
+    # Three years' marks set aside from a budget the skeleton nearly fills: the room left must not go
+    # below zero (a negative room let the first top-up take one token more than the budget).
+    counter = TokenCounter("cl100k_base")
+    hist = [{"role": "user", "content": "long talk " * 40, "timestamp": f"{y}-03-16T10:00:00"}
+            for y in (2021, 2022, 2023)]
+    text_hist = hist + [{"role": "user", "content": w} for w in ["a b", "ok go on", "Fine.", "hm"]]
+    res = build_context("tell me " + " ".join(["story"] * 54), history=text_hist, max_tokens=68,
+                        reserve_ratio=0, query_type="chat")
+    assert res.tokens <= 68 and counter.count(res.context) == res.tokens
+    chat_hist = hist + [{"role": "assistant", "content": w}
+                        for w in ("ok", "fine then", "yes it is so", "sure thing my friend")]
+    res = build_context("tell me " + " ".join(["story"] * 37), history=chat_hist, max_tokens=64,
+                        reserve_ratio=0, format="messages", query_type="chat")
+    assert res.tokens <= 64
+
+
+def test_a_header_after_a_turn_that_states_another_year_shows_its_year():
+    # Out of date order: the turn that states 2024 is the last date read before the 2023 header.
+    hist = [{"role": "user", "content": "We planted tomatoes in the garden.", "timestamp": "2023-03-16T10:00:00"},
+            {"role": "assistant", "content": "2024-05-01: we moved the garden group to Berlin.",
+             "timestamp": "2024-05-01T10:00:00"},
+            {"role": "user", "content": "The garden group picked a name.", "timestamp": "2023-04-02T10:00:00"}]
+    res = build_context("What happened with the garden group?", history=hist, max_tokens=400, reserve_ratio=0)
+    assert "[Sun 2 Apr 2023]" in res.context
+    msgs = build_context("What happened with the garden group?", history=hist, max_tokens=400, reserve_ratio=0,
+                         format="messages").messages
+    assert any(m["content"].startswith("[Sun 2 Apr 2023] ") for m in msgs)
+
+
 def test_near_duplicates_collapse_into_one():
     text = "The deploy failed because the migration 0042 locked the users table for ten minutes."
     docs = [{"content": text, "source": "a.md", "score": 3.0},
