@@ -54,7 +54,7 @@ def lift_by_session(query: str, rels: list[float], texts: Sequence[str], groups:
             lengths[d] += n
     avg = sum(lengths) / n_days
     scores = [0.0] * n_days
-    full = 0.0
+    telling = 0.0   # the weight of the query's terms that tell days apart
     for term, weight in weighted_query_terms(query).items():
         tf = [0] * n_days
         for i, count in scorer.postings(term):
@@ -63,13 +63,14 @@ def lift_by_session(query: str, rels: list[float], texts: Sequence[str], groups:
         held = sum(1 for x in tf if x)
         if not held or held > MAX_DAY_SHARE * n_days:
             continue   # a term most days hold tells them no more apart than "today" does
-        full += weight * bm25_idf(n_days, 1) * tf_part(1, avg, avg)
+        telling += weight
         idf = weight * bm25_idf(n_days, held)
         for d, x in enumerate(tf):
             if x:
                 scores[d] += idf * tf_part(x, lengths[d], avg)
-    if full <= 0:
+    if not telling:
         return
+    full = telling * bm25_idf(n_days, 1) * tf_part(1, avg, avg)
     most = SESSION_WEIGHT * best_turn
     for i, d in enumerate(ids):
         if d >= 0 and scores[d]:

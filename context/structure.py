@@ -13,7 +13,7 @@ the select stage budgets with, so layout and accounting cannot drift apart.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from dataclasses import dataclass
 
@@ -162,21 +162,27 @@ def layout(system: str, query: str, tools: list[Packet], chosen: list[Packet]) -
     return Layout(system, query, sorted(tools, key=lambda p: p.position), state, evidence, context)
 
 
-def _history_lines(turns: list[Packet], fmt: str) -> list[str]:
-    lines, last_group, told = [], None, None
+def _with_headers(turns: Iterable[Packet], fmt: str) -> Iterator[tuple[Packet, str]]:
+    """Each of ``turns`` with the date header shown above it ('' for none): once per day, its year left out
+    only where the last date the reader saw (a header, or the day a dated turn states itself) had it."""
+    last_group = told = None
     for p in turns:
+        head = ""
         if p.source == P.HISTORY and p.header and p.header != last_group:
-            lines.append(group_header(p.header, fmt, told))
+            head = group_header(p.header, fmt, told)
             last_group = p.header
-        told = _last_date_told(p, told)
+        if p.source == P.HISTORY and p.group:
+            told = p.group
+        yield p, head
+
+
+def _history_lines(turns: list[Packet], fmt: str) -> list[str]:
+    lines = []
+    for p, head in _with_headers(turns, fmt):
+        if head:
+            lines.append(head)
         lines.append(packet_text(p))
     return lines
-
-
-def _last_date_told(p: Packet, told: str | None) -> str | None:
-    """The date the reader last saw after ``p``: its header, or the date a dated turn states itself (its year
-    included), so the next header's year is left out only where that date's year is the same."""
-    return p.group if p.source == P.HISTORY and p.group else told
 
 
 def section_bodies(lay: Layout) -> dict[str, str]:
@@ -228,15 +234,9 @@ def render_messages(lay: Layout) -> list[dict[str, str]]:
     middle = [packet_text(p) for p in support] + [packet_text(p) for p in lay.context if p.source == P.SUMMARY]
     if middle:
         messages.append({"role": "user", "content": "\n".join([SUPPORT_HEADING] + middle)})
-    last_group = told = None
-    for p in lay.context:
-        if p.source != P.HISTORY:
-            continue
+    for p, head in _with_headers((p for p in lay.context if p.source == P.HISTORY), "messages"):
         message = history_message(p, messages[-1]["role"] if messages else None)
-        if p.header and p.header != last_group:
-            message["content"] = group_header(p.header, "messages", told) + message["content"]
-            last_group = p.header
-        told = _last_date_told(p, told)
+        message["content"] = head + message["content"]
         messages.append(message)
     messages.append({"role": "user", "content": lay.query})
     return messages
