@@ -69,6 +69,20 @@ class Packet:
         """The date header shown above this history turn ('' for none: no date, or the turn states it)."""
         return "" if self.dated else self.group
 
+    @property
+    def speaker_name(self) -> str:
+        """The ``name`` a history turn was given, unless its content already opens with "name:" ('' for
+        none): shown before the turn and searched with it, as "Name:" openings are."""
+        name = self.label.strip() if self.source == HISTORY else ""
+        return "" if not name or self.content.startswith(f"{name}:") else name
+
+    @property
+    def spoken(self) -> str:
+        """A history turn as the reader sees who said it: "Name: content" for a named turn, else the
+        content. What the turn is analysed as, so a ``name`` counts as a "Name:" opening does."""
+        name = self.speaker_name
+        return f"{name}: {self.content}" if name else self.content
+
     def report(self) -> dict[str, Any]:
         """The packet as a row of the result's ``selected``/``dropped`` lists."""
         row = {"source": self.source, "id": self.id, "tokens": self.tokens,

@@ -168,7 +168,7 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     # Which turn each pronoun turn speaks of: read once, for the inheritance and for coverage (both act
     # on turns with relevance only).
     coverage = COVERAGE_WEIGHT < 1.0 and (a_log or DIALOGUE_COVERAGE)
-    ante = antecedents([p.content for p in lexical[:growing]], [voice(p) for p in lexical[:growing]]) \
+    ante = antecedents([p.spoken for p in lexical[:growing]], [voice(p) for p in lexical[:growing]]) \
         if (ANTECEDENT_WEIGHT or coverage) and growing >= 2 and any(rels[:growing]) else None
     if ANTECEDENT_WEIGHT and ante is not None:
         _inherit_from_antecedents(rels, ante)
@@ -216,11 +216,11 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     links: list[float] | None = None
     if history and profile.neighbour_weight:
         # Relevance spreads only between turns the history's own text shows to be connected.
-        links, prior = link_structure([p.content for p in history], [voice(p) for p in history],
+        links, prior = link_structure([p.spoken for p in history], [voice(p) for p in history],
                                       [p.group for p in history])
     if UNTIMED_WEIGHT < 1.0 and history:
         # Before spreading: a "When did you get back?" linked to its "Yesterday morning." still lends it.
-        for i in untimed_turns(query, [p.content for p in history], [p.relevance for p in history], links):
+        for i in untimed_turns(query, [p.spoken for p in history], [p.relevance for p in history], links):
             history[i].relevance *= UNTIMED_WEIGHT
     if links is not None:
         spread = spread_along_links([p.relevance for p in history], links, profile.neighbour_weight,
@@ -325,11 +325,12 @@ def _weigh_speakers(query: str, history: list[Packet]) -> None:
 
 
 def _searchable(p: Packet) -> str:
-    """The text relevance is computed on: title and content, and for history the turn's month
-    and year, so "what did we do in June 2023?" finds turns from then."""
+    """The text relevance is computed on: title and content; for history the speaker's ``name`` (shown
+    before the turn, like a "Name:" opening) and the turn's month and year, so "what did we do in June
+    2023?" finds turns from then."""
     if p.source == P.HISTORY and p.timestamp is not None:
-        return _with_month(p.title, p.content, p.timestamp.year, p.timestamp.month)
-    return f"{p.title}\n{p.content}" if p.title else p.content
+        return _with_month(p.title, p.spoken, p.timestamp.year, p.timestamp.month)
+    return f"{p.title}\n{p.content}" if p.title else p.spoken
 
 
 @lru_cache(maxsize=65536)
@@ -375,7 +376,7 @@ def _fill_recency(candidates: list[Packet]) -> None:
 def _fingerprint(p: Packet) -> tuple[str, frozenset[str]]:
     """Whitespace- and case-normalised text and the term set, computed once per packet."""
     if p.fingerprint is None:
-        p.fingerprint = _text_fingerprint(p.content)
+        p.fingerprint = _text_fingerprint(p.spoken)
     return p.fingerprint
 
 

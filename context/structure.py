@@ -42,7 +42,7 @@ KEY_EVIDENCE_MAX = 3
 def packet_text(p: Packet) -> str:
     """The exact text a packet contributes (one or more lines, no trailing newline)."""
     if p.source == P.HISTORY:
-        name = turn_name(p)
+        name = p.speaker_name
         if name:  # who spoke: in a group chat in one role the role says nothing of it
             return f"{p.role} ({name}): {p.content}" if p.show_role else f"{name}: {p.content}"
         return f"{p.role}: {p.content}" if p.show_role else p.content
@@ -99,12 +99,6 @@ def tool_turn_text(p: Packet) -> str:
     return f"[tool result{' ' + p.label if p.label else ''}]\n{p.content}"
 
 
-def turn_name(p: Packet) -> str:
-    """The speaker's ``name`` a history turn was given, unless its content already opens with "name:"."""
-    name = p.label.strip() if p.source == P.HISTORY else ""
-    return "" if not name or p.content.startswith(f"{name}:") else name
-
-
 def history_message(p: Packet, previous_role: str | None) -> dict[str, str]:
     """One history turn as a chat message. A tool turn is a ``tool`` message with its
     ``tool_call_id`` when the caller gave one and it follows an assistant turn (the only place
@@ -113,7 +107,7 @@ def history_message(p: Packet, previous_role: str | None) -> dict[str, str]:
         if p.tool_call_id and previous_role == "assistant":
             return {"role": "tool", "tool_call_id": p.tool_call_id, "content": p.content}
         return {"role": "user", "content": tool_turn_text(p)}
-    name = turn_name(p)
+    name = p.speaker_name
     if name and not _MESSAGE_NAME.fullmatch(name):  # a name chat APIs refuse goes in the text instead
         return {"role": p.role or "user", "content": f"{name}: {p.content}"}
     message = {"role": p.role or "user", "content": p.content}

@@ -226,14 +226,15 @@ def _size(text: str) -> int:
 
 
 def _speaker(p: Packet) -> str:
-    """Who the turn's content says spoke ("Melanie: ..."); '' when it does not or the caller named the turn."""
-    return "" if p.label else speaker_of(p.content)
+    """Who spoke: the ``name`` the caller gave the turn, else its content's "Melanie: ..." prefix ('' when
+    neither says)."""
+    return p.label.strip() or speaker_of(p.content)
 
 
 def roles_say_nothing(roles: Sequence[str], speakers: Sequence[str]) -> bool:
-    """A role on every line says nothing when every turn has the same one, or when every turn opens with
-    its speaker's name and each name always comes in the same role (a transcript fed as user/assistant
-    turns): "assistant: Melanie: …" spends two tokens a turn on what "Melanie:" says."""
+    """A role on every line says nothing when every turn has the same one, or when every turn names its
+    speaker (a ``name`` or a "Name:" opening) and each name always comes in the same role (a transcript fed
+    as user/assistant turns): "assistant: Melanie: …" spends two tokens a turn on what "Melanie:" says."""
     if len(roles) < 2:
         return False
     if len(set(roles)) == 1:

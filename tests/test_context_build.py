@@ -558,3 +558,33 @@ def test_a_turns_name_and_call_id_are_one_short_line(bad):
     for key in ("name", "tool_call_id"):
         with pytest.raises(ContextError, match=f"history\\[0\\].{key} must be one line"):
             build_context("q?", history=[{"role": "user", "content": "hi", key: bad}])
+
+
+def test_a_transcript_with_its_speakers_as_names_packs_as_one_with_name_prefixes():
+    """A two-person chat passed as user/assistant turns with each speaker in ``name`` reads as the same
+    chat passed with "Name:" openings: no role on each line (it says nothing the name does not, and
+    costs ~3 tokens a turn), and the name is searched with the turn, so the same turns are packed."""
+    from datetime import datetime, timedelta
+    lines = [("Caroline", "I went to a support group yesterday and it was so powerful."),
+             ("Melanie", "That's great! I signed up for a pottery class last week."),
+             ("Caroline", "Pottery sounds relaxing. What do you make?"),
+             ("Melanie", "Bowls mostly, and a cup for my son."),
+             ("Caroline", "I'm researching adoption agencies for my future family."),
+             ("Melanie", "You'd be a great mom! We went camping with the kids."),
+             ("Caroline", "Camping is fun. I'm painting a sunrise for the center."),
+             ("Melanie", "Send me a photo of the painting when it's done!")] * 4
+    start = datetime(2023, 5, 8, 13, 0)
+    prefixed, named = [], []
+    for k, (who, text) in enumerate(lines):
+        role = "user" if who == "Caroline" else "assistant"
+        when = (start + timedelta(days=k // 8, minutes=k)).isoformat()
+        prefixed.append({"role": role, "content": f"{who}: {text} ({k})", "timestamp": when})
+        named.append({"role": role, "name": who, "content": f"{text} ({k})", "timestamp": when})
+    for question in ("What did Caroline research?", "What did Melanie make at pottery?", "Who went camping?"):
+        for budget in (120, 250, 500):
+            a = build_context(question, history=prefixed, max_tokens=budget, reserve_ratio=0,
+                              include_notes=False, include_memory=False)
+            b = build_context(question, history=named, max_tokens=budget, reserve_ratio=0,
+                              include_notes=False, include_memory=False)
+            assert b.context == a.context and b.tokens == a.tokens <= budget, (question, budget)
+    assert "\nCaroline: I'm researching adoption agencies" in b.context and "user (" not in b.context
