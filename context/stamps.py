@@ -7,10 +7,12 @@ and when, not what: turns written in one place share its words because the write
 the signals that compare what turns say (links between neighbours, the people a turn names) read
 the statement alone.
 
-From the text alone: a turn whose first characters open a date or time and that holds a clock time
-("18:23", "8:26 AM") near its start has a prefix; it ends at the first closing mark after the clock
-(a colon, a closing bracket, a full stop) when a statement follows it and the place between is short,
-else right after the clock. Other turns: the old rule, up to a colon near the start ("Name: ...").
+From the text alone: a turn whose first characters open a date or time (after a "时间：" / "Time:" field
+name, if any) and that holds a clock time ("18:23", "8:26 AM", "上午10点" after a date) near its start has a
+prefix; it ends at the first closing mark after the clock (a colon, a closing bracket, a full stop) when a
+statement follows it and the place between is short, after a named place field ("，地点：北京。"), or after a
+place set off by spaces in a script that has none between words ("10:00 北京市海淀区 我…"); else right after
+the clock. Other turns: the old rule, up to a colon near the start ("Name: ...").
 """
 
 from __future__ import annotations
@@ -22,10 +24,19 @@ from typing import TypeVar
 
 # The turn opens with a date or time: a digit, an opening bracket and a digit, or a month or weekday name.
 _OPENS_STAMP = re.compile(
-    r"^\s*[\[【(（]?\s*(?:\d|(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"^\s*[\[【(（]?\s*(?:(?:时间|日期|time|date)\s*[:：]\s*)?(?:\d|(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|"
     r"thu(?:rs(?:day)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)\b|周|星期)", re.IGNORECASE)
-_CLOCK = re.compile(r"(?<!\d)\d{1,2}[:：]\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?", re.IGNORECASE)
+_CLOCK = re.compile(r"(?<!\d)\d{1,2}[:：]\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?"
+                    # "上午10点", "10点30分" after a date: a clock in words (a bare "3点钟…" opens a statement)
+                    r"|(?:(?:上午|下午|中午|晚上|早上|傍晚|凌晨|夜里)\s*|(?<=[日号\s]))\d{1,2}\s*[点时](?:\s*\d{1,2}\s*分|半)?",
+                    re.IGNORECASE)
+# A place given as a field after the clock: "，地点：北京市海淀区。", "][地点: 北京] ", "; Place: Oslo. ".
+_PLACE_LABEL = re.compile(r"\s*[,，;；]?\s*(?:[\]】)）]\s*[\[【(（]?)?\s*(?:地点|位置|地址|place|location)\s*[:：]\s*",
+                          re.IGNORECASE)
+_LABELLED_PLACE_END = re.compile(r"[。\]】)）;；：]|[.:]\s")
+# A place set off by spaces after the clock, in a script without spaces between words: "10:00 北京市海淀区 我…".
+_SPACED_PLACE = re.compile(r"[^\s\x00-\x7f，。！？：；、]{2,24}\s+(?=\S)")
 # Where a stamp's place ends and the statement starts: a full-width colon; an ASCII colon or a full stop
 # only after a place the stamp opens with a comma ("…18:23，北京市西城区，咖啡馆：", "…21:41，在沙发上。",
 # "…8:26 AM, Pearl District, at my desk: "), not a sentence of the statement ("10:33 我客户…。他…");
@@ -82,6 +93,11 @@ def _after_stamp(text: str) -> str | None:
     if clock is None:
         return None
     at, stop = clock.end(), clock.end() + PLACE_WITHIN + 1
+    label = _PLACE_LABEL.match(text, at)
+    if label is not None:
+        m = _LABELLED_PLACE_END.search(text, label.end(), label.end() + PLACE_WITHIN + 1)
+        if m is not None and text[m.end():].strip():
+            return text[m.end():].lstrip()
     m = (_AFTER_COMMA if text[at:at + 1] in ",，" else _FULL_COLON).search(text, at, stop)
     if m is None:  # "09:30 home: My friend…": a short place, no sentence of the statement before the colon
         m = _SHORT_PLACE.match(text, at)
@@ -94,5 +110,6 @@ def _after_stamp(text: str) -> str | None:
     if end >= 0 and text[end:].strip():
         return text[end:].lstrip()
     rest = text[at:].lstrip(" ,，、|｜]】)）")
-    place = _AT_PLACE.match(rest)  # "07:02 @家里 我爷爷…": a place written as an address
+    # "07:02 @家里 我爷爷…": a place written as an address; "10:00 北京市海淀区 我叔叔…": set off by spaces.
+    place = _AT_PLACE.match(rest) or (_SPACED_PLACE.match(rest) if text[at:at + 1].isspace() else None)
     return rest[place.end():] if place is not None and rest[place.end():].strip() else rest

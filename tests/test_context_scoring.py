@@ -290,6 +290,14 @@ def test_a_stamp_prefix_ends_where_the_statement_starts_whatever_closes_it():
         == "My cousin Glen (the pilot) lives in Oslo."
     assert body_of("Sunday 9:30 we met Jake at the Louvre. Then: lunch") == "we met Jake at the Louvre. Then: lunch"
     assert body_of("09:30 home: My friend Lola keeps a corgi.") == "My friend Lola keeps a corgi."
+    # Other ways a log may stamp its turns: fields named, a clock in words, a place set off by spaces.
+    for stamped in ("时间：2024年3月5日 10:00，地点：北京市海淀区。我叔叔是厨师长。",
+                    "[时间: 2024-03-05 10:00:00][地点: 北京市海淀区] 我叔叔是厨师长。",
+                    "（2024年3月5日 上午10点，北京）我叔叔是厨师长。", "2024年3月5日 晚上8点半 在家：我叔叔是厨师长。",
+                    "2024-03-05T10:00:00 北京市海淀区 我叔叔是厨师长。", "2024年03月05日10:00 北京 我叔叔是厨师长。"):
+        assert body_of(stamped) == "我叔叔是厨师长。", stamped
+    assert body_of("Time: 2024-03-05 10:00; Place: Beijing. My uncle is a chef.") == "My uncle is a chef."
+    assert body_of("3点钟我去了超市。") == "3点钟我去了超市。"  # a bare hour opens a statement, not a stamp
     # No stamp: a speaker's "Name:" goes, a colon later in the statement stays.
     assert body_of("Caroline: Hey Mel! Guess what: I passed.") == "Hey Mel! Guess what: I passed."
     assert body_of("我同事老家在江西景德镇。") == "我同事老家在江西景德镇。"

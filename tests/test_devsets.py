@@ -230,3 +230,19 @@ def _digest(conv: Conversation) -> str:
 @pytest.mark.parametrize("name", sorted(DIGESTS))
 def test_generated_sets_are_the_ones_measured(name):
     assert _digest(GENERATORS[name](101)) == DIGESTS[name], "generator changed: update DIGESTS and the figures"
+
+
+def test_restamped_logs_keep_turns_questions_and_evidence():
+    """zh-restamped: each history is zh-daily's, every stamp rewritten in its format and nothing else;
+    the evidence ids still point at the rewritten turns (recall is measured on their full text)."""
+    from bench.devsets.restamped import FORMATS, restamped
+    base = generate_daily_log("zh", 7)
+    for fmt in FORMATS:
+        conv = restamped(base, fmt)
+        assert [t["id"] for t in conv.history] == [t["id"] for t in base.history]
+        assert conv.questions is base.questions
+        for old, new in zip(base.history, conv.history):
+            assert new["content"] != old["content"]
+            assert new["content"].endswith(old["content"].split("：", 1)[1])  # the statement, as it was
+        by_text = {t["id"]: t["content"] for t in conv.history}
+        assert all(conv.by_id[e] == by_text[e] for q in conv.questions for e in q["evidence"])

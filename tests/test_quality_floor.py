@@ -109,6 +109,13 @@ def test_daily_logs_lead_plain_bm25(lang):
         assert m["build_context"][b] >= LEAD * m["bm25"][b], (b, m)
 
 
+def test_logs_stamped_other_ways_lead_plain_bm25():
+    # zh-daily's logs with their stamps written in five other formats (bench/devsets/restamped.py): stamps
+    # are read from the text, and a format they were not written against keeps the lead (1.22 / 1.13 today).
+    from bench.devsets.restamped import restamped_set
+    _assert_lead(restamped_set(DEV_SEEDS, "dev"))
+
+
 def _assert_bm25_first_turns_kept(conv: Conversation, questions: list[Question]) -> None:
     """Per question and budget: every turn plain BM25 greedy packs into the first tenth of the budget is
     in build_context's output."""

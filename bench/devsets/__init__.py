@@ -30,6 +30,9 @@
 - ``zh-lifelog`` (``bench.devsets.life_logs``, CC0): a fourth, by an author who read neither the selection
   nor the other generators: its dev seeds were read for the stamp and aside rounds, its held-out seeds
   never (the unseen Chinese check).
+- ``zh-restamped`` (``bench.devsets.restamped``, CC0): zh-daily's logs with their "time, place" stamps written
+  in five other ways (fields named, a clock in words, ISO 8601 with a spaced place, …), one per history:
+  stamps are read from the text, so a format they were not written against is a shape to check.
 
 Every set is split into ``dev`` (tune on it) and ``held-out`` (report only) by seed.
 """
@@ -50,13 +53,14 @@ from .diary_logs import diary_log_set
 from .life_logs import life_log_set
 from .long_chats import long_chat_set
 from .reunion_chats import reunion_chat_set
+from .restamped import restamped_set
 from .memlogs import HARD, Difficulty, generate_memlog
 from .model import Conversation, DevSet, Question, Turn
 from .statement_logs import generate_log
 
 __all__ = ["Conversation", "DevSet", "Question", "Turn", "DEFAULT_LOCOMO", "DEV_SEEDS", "HELD_OUT_SEEDS",
            "SET_NAMES", "WRITTEN", "all_sets", "daily_log_set", "dialogue_set", "diary_log_set", "hard_memlog_set", "interleave_sessions",
-           "life_log_set", "load_locomo", "long_chat_set", "memlog_set", "reunion_chat_set", "statement_log_set", "strip_session",
+           "life_log_set", "load_locomo", "long_chat_set", "memlog_set", "restamped_set", "reunion_chat_set", "statement_log_set", "strip_session",
            "load_written_log", "written_log_set", "written_set"]
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -199,7 +203,7 @@ def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
 
 SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "en-reunion", "en-written", "zh-log", "en-log", "zh-memlog",
              "en-memlog", "zh-memlog-hard", "en-memlog-hard", "zh-daily", "en-daily", "zh-diary",
-             "zh-lifelog", "zh-written")
+             "zh-lifelog", "zh-written", "zh-restamped")
 
 
 def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> list[DevSet]:
@@ -227,4 +231,5 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
     for make_log in (diary_log_set, life_log_set):
         add(make_log)
     add(lambda _seeds, split: written_log_set(split))
+    add(restamped_set)
     return sets
