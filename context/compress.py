@@ -189,7 +189,7 @@ def condense_history(turns: Sequence[Packet], query_terms: Sequence[str], max_to
             # The same score as _sentence_score, from the cached terms.
             score = len(terms & qterms) + (0.3 if cue else 0.0) + min(len(terms), 20) / 200.0
             if score >= 0.3 and len(sentence) > 12:
-                candidates.append((score, t_index, s_index, f"- {turn.role}: {sentence}"))
+                candidates.append((score, t_index, s_index, f"- {turn.speaker_name or turn.role}: {sentence}"))
     return pack_lines(candidates, heading, max_tokens, counter)
 
 

@@ -450,8 +450,10 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
 
     def duplicate_of(p: Packet) -> Packet | None:
         text, terms = _fingerprint(p)
-        # Identical short turns ("ok", "thanks") are separate moments, not copies.
-        h = dups.find(text, terms, same_text_counts=len(text) >= 20 or p.source != P.HISTORY)
+        # Identical short turns ("ok", "thanks") are separate moments, not copies; what is short is
+        # measured without the speaker's name ("Caroline: Sounds good." is short).
+        short = p.source == P.HISTORY and len(_text_fingerprint(p.content)[0]) < 20
+        h = dups.find(text, terms, same_text_counts=not short)
         return sel.selected[h] if h is not None else None
 
     def try_take(i: int, p: Packet, cap: int | None, dedup: bool = True) -> bool:

@@ -12,7 +12,8 @@ name, if any) and that holds a clock time ("18:23", "8:26 AM", "上午10点" aft
 prefix; it ends at the first closing mark after the clock (a colon, a closing bracket, a full stop) when a
 statement follows it and the place between is short, after a named place field ("，地点：北京。"), or after a
 place set off by spaces in a script that has none between words ("10:00 北京市海淀区 我…"); else right after
-the clock. Other turns: the old rule, up to a colon near the start ("Name: ...").
+the clock. A turn given a ``name`` is read as "Li: <stamp> statement" (``Packet.spoken``): the stamp after the
+name goes too. Other turns: the old rule, up to a colon near the start ("Name: ...").
 """
 
 from __future__ import annotations
@@ -22,21 +23,27 @@ from collections.abc import Callable
 from functools import lru_cache, wraps
 from typing import TypeVar
 
-# The turn opens with a date or time: a digit, an opening bracket and a digit, or a month or weekday name.
+# The turn opens with a date or time: a digit, a month or weekday name, each after an opening bracket or a
+# "时间：" / "Time:" field name if any. No two optional spaces side by side (a turn of spaces is read once).
 _OPENS_STAMP = re.compile(
-    r"^\s*[\[【(（]?\s*(?:(?:时间|日期|time|date)\s*[:：]\s*)?(?:\d|(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"^\s*(?:[\[【(（]\s*)?(?:(?:时间|日期|time|date)\s*[:：]\s*)?(?:\d|(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|"
     r"thu(?:rs(?:day)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)\b|周|星期)", re.IGNORECASE)
 _CLOCK = re.compile(r"(?<!\d)\d{1,2}[:：]\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?"
-                    # "上午10点", "10点30分" after a date: a clock in words (a bare "3点钟…" opens a statement)
-                    r"|(?:(?:上午|下午|中午|晚上|早上|傍晚|凌晨|夜里)\s*|(?<=[日号\s]))\d{1,2}\s*[点时](?:\s*\d{1,2}\s*分|半)?",
+                    # "上午10点", "5日 10点30分", "周五 8点半": a clock in words after a time of day or a date; not
+                    # "3点钟", "3点多", "3点了" (a bare "3点钟…" opens a statement; a stamp's hour is not cut mid-word)
+                    r"|(?:(?:上午|下午|中午|晚上|早上|傍晚|凌晨|夜里)\s*|(?<=[日号])|(?<=[日号\d一二三四五六天]\s))\d{1,2}\s*[点时]"
+                    r"(?:\s*\d{1,2}\s*分|半|(?![钟多了左前后以间候]))",
                     re.IGNORECASE)
 # A place given as a field after the clock: "，地点：北京市海淀区。", "][地点: 北京] ", "; Place: Oslo. ".
-_PLACE_LABEL = re.compile(r"\s*[,，;；]?\s*(?:[\]】)）]\s*[\[【(（]?)?\s*(?:地点|位置|地址|place|location)\s*[:：]\s*",
+# No two optional spaces side by side: "10:00" and 2,000 spaces must not cost a quadratic backtrack.
+_PLACE_LABEL = re.compile(r"\s*(?:[,，;；]\s*)?(?:[\]】)）]\s*(?:[\[【(（]\s*)?)?(?:地点|位置|地址|place|location)\s*[:：]\s*",
                           re.IGNORECASE)
-_LABELLED_PLACE_END = re.compile(r"[。\]】)）;；：]|[.:]\s")
+_LABELLED_PLACE_END = re.compile(r"[。，\]】)）;；：]|(?<!\b[A-Z][a-z])\.\s|:\s")   # not "St. Mary's"
 # A place set off by spaces after the clock, in a script without spaces between words: "10:00 北京市海淀区 我…".
-_SPACED_PLACE = re.compile(r"[^\s\x00-\x7f，。！？：；、]{2,24}\s+(?=\S)")
+# Han and kana on both sides: Cyrillic, Greek or Hangul put spaces between words, and their first word is the
+# statement's; so does "我买了 iPhone", where the space sets off a Latin word.
+_SPACED_PLACE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff·・]{2,24}\s+(?=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff])")
 # Where a stamp's place ends and the statement starts: a full-width colon; an ASCII colon or a full stop
 # only after a place the stamp opens with a comma ("…18:23，北京市西城区，咖啡馆：", "…21:41，在沙发上。",
 # "…8:26 AM, Pearl District, at my desk: "), not a sentence of the statement ("10:33 我客户…。他…");
@@ -46,6 +53,8 @@ _AFTER_COMMA = re.compile(r"：|:\s|。")
 _SHORT_PLACE = re.compile(r"[^.。!！?？:：\n]{1,24}:\s")
 _CLOSERS = {"[": "]", "【": "】", "(": ")", "（": "）"}
 _AT_PLACE = re.compile(r"[@＠]\S{1,24}\s+")
+# A turn given a ``name`` is read as "Li: 2024年…10:00，北京：我…" (Packet.spoken): the stamp follows the name.
+_NAME_OPENING = re.compile(r"[^\s:：\d][^:：\n]{0,39}:\s")
 # The old rule for turns without a clock: "Name: ...", "2024年2月1日，公园：...".
 _PREFIX_END = re.compile(r"[：】]|:\s")
 CLOCK_WITHIN = 40    # the clock is this near the start
@@ -70,23 +79,35 @@ def per_turn(read: Callable[[str], T]) -> Callable[[str], T]:
 
 @per_turn
 def body_of(text: str) -> str:
-    """The turn's statement, without a leading "time, place" prefix (or "Name:")."""
-    found = _after_stamp(text)
+    """The turn's statement, without a leading "time, place" prefix (or "Name:", or both)."""
+    found = _stamped(text)
     if found is not None:
-        return found
+        return found[1]
     m = _PREFIX_END.search(text, 0, 80)
     return text[m.end():] if m else text
 
 
 def without_stamp(text: str) -> str:
     """The turn without a leading "time, place" prefix that holds a clock; a "Name:" that opens the turn
-    stays (who speaks is part of how a dialogue's turns link)."""
+    stays, before or after the stamp (who speaks is part of how a dialogue's turns link)."""
+    found = _stamped(text)
+    return text if found is None else found[0] + found[1]
+
+
+def _stamped(text: str) -> tuple[str, str] | None:
+    """(the "Name: " before the stamp or '', what follows the stamp) when a stamp opens the turn or follows
+    its "Name:"; None when it has none."""
     found = _after_stamp(text)
-    return text if found is None else found
+    if found is not None:
+        return "", found
+    name = _NAME_OPENING.match(text)
+    if name is not None and (found := _after_stamp(text[name.end():])) is not None:
+        return text[:name.end()], found
+    return None
 
 
 def _after_stamp(text: str) -> str | None:
-    """What follows a clock-stamped prefix; None when the turn has none."""
+    """What follows a clock-stamped prefix that opens ``text``; None when it has none."""
     if not _OPENS_STAMP.match(text):
         return None
     clock = _CLOCK.search(text, 0, CLOCK_WITHIN)

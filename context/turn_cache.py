@@ -50,7 +50,7 @@ class _History:
     columns: tuple[list[Any], ...]
     templates: list[Packet]                       # as gather makes them, show_role True; never handed out
     roles: list[str]
-    speakers: list[str]                           # the "Name:" each turn's content opens with, or ''
+    speakers: list[str]                           # each turn's speaker (``_speaker``), or ''
     costs: dict[tuple[str, str, bool], list[int]] = field(default_factory=dict)
     text_bytes: int = 0                           # UTF-8 size of all contents (the input-size limit)
 
@@ -226,9 +226,12 @@ def _size(text: str) -> int:
 
 
 def _speaker(p: Packet) -> str:
-    """Who spoke: the ``name`` the caller gave the turn, else its content's "Melanie: ..." prefix ('' when
-    neither says)."""
-    return p.label.strip() or speaker_of(p.content)
+    """Who spoke: the ``name`` the caller gave the turn (any name: the caller says it is one), else its
+    content's "Melanie: ..." prefix when that reads as a name ('' when neither says)."""
+    if p.label.strip():
+        return p.label.strip()
+    opening = speaker_of(p.content)
+    return opening if _NAME.fullmatch(opening) else ""
 
 
 def roles_say_nothing(roles: Sequence[str], speakers: Sequence[str]) -> bool:
@@ -241,7 +244,7 @@ def roles_say_nothing(roles: Sequence[str], speakers: Sequence[str]) -> bool:
         return True
     # A tool turn's role is what marks it; "Note:", "TODO:", "http:" or "10:30" open ordinary turns, so a
     # speaker's name is a word said in at least NAMED_TURNS turns, never in another role.
-    if "tool" in roles or not all(_NAME.fullmatch(who) for who in speakers):
+    if "tool" in roles or not all(speakers):
         return False
     role_of: dict[str, str] = {}
     if not all(role_of.setdefault(who, role) == role for who, role in zip(speakers, roles)):

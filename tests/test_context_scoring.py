@@ -303,6 +303,43 @@ def test_a_stamp_prefix_ends_where_the_statement_starts_whatever_closes_it():
     assert body_of("我同事老家在江西景德镇。") == "我同事老家在江西景德镇。"
 
 
+def test_a_stamp_takes_no_word_of_the_statement():
+    """Review repros: each lost a word (or more) of its statement to the stamp before the fix."""
+    from context.stamps import body_of, without_stamp
+    # Scripts with spaces between words: the first word is the statement's, not a place.
+    for text in ("Сегодня я ходил в школу с братом.", "나는 오늘 학교에 갔다.", "Σήμερα πήγα στο σχολείο.",
+                 "我买了 iPhone 15，很贵。", "今天见了 Tom，他说要搬家。"):
+        assert body_of(f"2024-01-04 07:17 {text}") == text
+    # An hour in words that the statement says: cut mid-word ("5点|钟"), or with no date before it.
+    for text in ("2月3日 5点钟我就醒了。", "2024年3月1日 下午3点多我们去了公园。", "2024年3月1日 3点了，我还没睡。",
+                 "3 个孩子都在 5点 放学。"):
+        assert body_of(text) == text
+    assert body_of("周五 10点 我叔叔来了。") == "我叔叔来了。"
+    # A named place ends at its comma or full stop, not inside it ("St. Mary's").
+    assert body_of("时间：2024年3月1日 10:00，地点：北京，我叔叔来了。") == "我叔叔来了。"
+    assert body_of("Time: 10:30, location: St. Mary's church. I prayed there.") == "I prayed there."
+    # A turn given a name is read as "Li: <stamp> statement": the stamp still goes, the name stays for links.
+    assert body_of("Li: 2024年2月1日 07:09，上海市徐汇区，公园：我朋友郭晶是绍兴人。") == "我朋友郭晶是绍兴人。"
+    assert without_stamp("Li: 2024年2月1日 07:09，上海市徐汇区，公园：我朋友郭晶是绍兴人。") == "Li: 我朋友郭晶是绍兴人。"
+    assert without_stamp("Caroline: Hey Mel! Guess what: I passed.") == "Caroline: Hey Mel! Guess what: I passed."
+
+
+def test_reading_a_stamp_is_linear_in_the_turn():
+    """A hostile turn must not cost a quadratic regex backtrack (review: "10:00" and 2,000 spaces took 44 s
+    in one pattern). Run in a child process so that a regression fails on its timeout instead of hanging."""
+    import subprocess
+    script = (
+        "from context.stamps import body_of, without_stamp\n"
+        "n = 100_000\n"
+        "for s in (' ' * n + 'x', '10:00' + ' ' * n + 'x', '10:00' + ' ' * n + '地点：x', ' [' + ' ' * n,\n"
+        "          '时间：' + ' ' * n, '10:00]' + ' ' * n + 'x', '10:00 ,' + ' ' * n + 'location',\n"
+        "          '1日上午' + ' ' * n + '1', '10:00 ' + '北 ' * (n // 2), 'Li: ' + ' ' * n + '10:00 x'):\n"
+        "    body_of(s); without_stamp(s)\n")
+    done = subprocess.run([sys.executable, "-c", script], timeout=60, capture_output=True, text=True,
+                          cwd=str(Path(__file__).resolve().parent.parent))
+    assert done.returncode == 0, done.stderr
+
+
 def _seated_log() -> list[str]:
     """A log of unrelated statements where the writer stays in one place for a few turns at a time:
     neighbours share the place of their prefix and nothing else."""
