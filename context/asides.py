@@ -20,6 +20,7 @@ import re
 
 from notes_store.analysis import index_terms, is_cjk, query_terms
 
+from .cues import ASKS
 from .entities import JOINING_WORDS
 from .links import REFERS_BACK
 from .relevance import terms_of_query
@@ -34,7 +35,7 @@ _JOINS = re.compile("|".join(sorted(re.escape(w) if is_cjk(w) else rf"\b{w}\b"
                                     for w in (*JOINING_WORDS, "between", "vs", "versus"))), re.IGNORECASE)
 # A lead that asks too ("How did the training go, from the injury to race day?", "Who went, and what
 # stood out?") is part of the question, not an aside.
-_ASKS = re.compile(r"\b(?:what|when|where|who|whom|whose|which|why|how)\b|什么|怎么|哪|谁|几|多少|何时", re.IGNORECASE)
+_ASKS = ASKS
 
 
 def aside_terms(query: str) -> dict[str, float]:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from notes_store.bm25 import B as BM25_B, K1 as BM25_K1, idf as bm25_idf
 from notes_store.analysis import index_terms, is_cjk, is_content_term, query_terms, stem_word
 
+from .cues import attribute_terms
 from .stopping import checked
 
 _MAX_CACHED = 100_000
@@ -358,6 +359,10 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
     qterms = list(weights)
     if not qterms:
         return [0.0] * len(texts)
+    if ATTRIBUTE_WEIGHT:  # searched, not counted in how much of the question a turn covers
+        for t in attribute_terms(query):
+            if t not in weights and scorer.df(t):
+                weights[t] = ATTRIBUTE_WEIGHT
     scores = scorer.bm25_runs(weights, query_terms(query), RUN_REST) if RUN_REST < 1.0 \
         else scorer.bm25(weights)
     if coverage_weight:
@@ -372,6 +377,11 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
             scores = [s + m for s, m in zip(scores, more)]
     top = max(scores)
     return [s / top for s in scores] if top > 0 else scores
+
+
+# The other ways to say the attribute a question asks about ("生辰" -> "生日", "do for a living" -> "job")
+# count at this weight (see context.cues).
+ATTRIBUTE_WEIGHT = 0.5
 
 
 # An English comparative or superlative in the query ("older", "tallest") also finds its base ("is 41
