@@ -34,9 +34,12 @@ _GROUPS_ZH = (
     ("口味", "爱吃", "偏爱", "?最喜欢吃", "?百吃不厌", "饮食"),
     ("旅行", "旅游", "度假", "出游", "?环游"),
     ("习惯", "?每天", "?雷打不动", "?固定"),
+    ("种植", "种了", "菜园", "花园", "阳台"),
+    ("比赛", "马拉松", "跑步", "半马", "全马"),
+    ("慈善", "捐款", "募捐", "公益", "义工", "志愿"),
 )
 _GROUPS_EN = (
-    ("hometown", "?where from", "?come from", "?grew up", "!grew", "native", "?born in", "?originally"),
+    ("hometown", "?where from", "?come from", "?grew up", "?grow up", "!grew", "native", "?born in", "?originally"),
     ("birthday", "born"),
     ("job", "!work", "occupation", "profession", "career", "?do for a living", "employed", "?work as"),
     ("hobby", "hobbies", "?free time", "?spare time", "?outside work", "pastime", "?for fun", "!enjoy"),
@@ -48,6 +51,9 @@ _GROUPS_EN = (
     ("boss", "manager", "supervisor"),
     ("wife", "husband", "spouse", "married"),
     ("trip", "travel", "vacation", "holiday", "!visited"),
+    ("garden", "!grow", "?growing", "?grows", "plant", "crop", "harvest"),
+    ("race", "marathon", "10k", "5k", "triathlon", "!running"),
+    ("charity", "fundraiser", "?raising money", "?raise money", "!raising", "donate", "donation", "cause"),
 )
 
 

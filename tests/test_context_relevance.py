@@ -96,6 +96,9 @@ def test_a_question_about_an_attribute_knows_the_other_ways_to_say_it():
     assert set(attribute_terms("Who is Mateo's manager?")) >= {"boss"}
     assert set(attribute_terms("Where does Eli live?")) >= {"move", "home"}
     assert "hobbi" in attribute_terms("How does Lucia stay busy outside work?")
+    assert "garden" in attribute_terms("What is Eli growing?") and "10k" in attribute_terms("What race did Zara run?")
+    assert "chariti" in attribute_terms("Who was Eli raising money for?")
+    assert "garden" not in attribute_terms("Where did Eli grow up?")
     # Words too common to say what is asked are searched for, not recognised: "work", "live", "visited".
     assert "job" not in attribute_terms("How does Lucia stay busy outside work?")
     for q in ("What did Caroline research?", "When did Melanie go camping?", "What category fits?", "我叔叔叫什么？"):
