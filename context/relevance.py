@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from notes_store.bm25 import B as BM25_B, K1 as BM25_K1, idf as bm25_idf
 from notes_store.analysis import index_terms, is_cjk, is_content_term, query_terms, stem_word
 
-from .cues import attribute_terms
+from .cues import attribute_groups
 from .stopping import checked
 
 _MAX_CACHED = 100_000
@@ -359,12 +359,11 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
     qterms = list(weights)
     if not qterms:
         return [0.0] * len(texts)
-    if ATTRIBUTE_WEIGHT:  # searched, not counted in how much of the question a turn covers
-        for t in attribute_terms(query):
-            if t not in weights and scorer.df(t):
-                weights[t] = ATTRIBUTE_WEIGHT
     scores = scorer.bm25_runs(weights, query_terms(query), RUN_REST) if RUN_REST < 1.0 \
         else scorer.bm25(weights)
+    if ATTRIBUTE_WEIGHT:  # not counted in how much of the question a turn covers
+        for d, v in _attribute_scores(query, scorer, weights).items():
+            scores[d] += v
     if coverage_weight:
         cov = scorer.coverage(qterms)
         keep = 1.0 - coverage_weight
@@ -382,6 +381,23 @@ def lexical_relevance(query: str, texts: Sequence[str], *, feedback_weight: floa
 # The other ways to say the attribute a question asks about ("生辰" -> "生日", "do for a living" -> "job")
 # count at this weight (see context.cues).
 ATTRIBUTE_WEIGHT = 0.5
+
+
+def _attribute_scores(query: str, scorer: LexicalScorer, weights: dict[str, float]) -> dict[int, float]:
+    """Document -> what the other ways to say the question's attributes add: each attribute one unit per
+    turn (its best term, plus RUN_REST of the others), as a run of the question's bigrams is."""
+    out: dict[int, float] = {}
+    for group in attribute_groups(query):
+        per = [got for t in group if t not in weights and (got := scorer.term_scores(t, ATTRIBUTE_WEIGHT))]
+        if len(per) == 1:
+            for d, v in per[0].items():
+                out[d] = out.get(d, 0.0) + v
+            continue
+        for d in set().union(*per):
+            vals = [got.get(d, 0.0) for got in per]
+            best = max(vals)
+            out[d] = out.get(d, 0.0) + best + RUN_REST * (sum(vals) - best)
+    return out
 
 
 # An English comparative or superlative in the query ("older", "tallest") also finds its base ("is 41
