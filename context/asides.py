@@ -33,10 +33,6 @@ _CLAUSE_MARK = re.compile(r"[,，;；:：。!！]")
 # The words that join a comparison's two people (context.entities), and "between" / "vs" that open one.
 _JOINS = re.compile("|".join(sorted(re.escape(w) if is_cjk(w) else rf"\b{w}\b"
                                     for w in (*JOINING_WORDS, "between", "vs", "versus"))), re.IGNORECASE)
-# A lead that asks too ("How did the training go, from the injury to race day?", "Who went, and what
-# stood out?") is part of the question, not an aside.
-_ASKS = ASKS
-
 
 def aside_terms(query: str) -> dict[str, float]:
     """Query terms found only in the question's aside, each with ASIDE_WEIGHT ({} when it has none)."""
@@ -48,7 +44,9 @@ def aside_terms(query: str) -> dict[str, float]:
     start, end = max(clauses, key=lambda c: (len(terms_of_query(query[c[0]:c[1]])), -c[0]))
     asking, lead, tail = query[start:end], query[:start], query[end + 1:]
     aside = tail
-    if (lead and len(terms_of_query(asking)) >= 2 and not _JOINS.search(lead) and not _ASKS.search(lead)
+    # A lead that asks too ("How did the training go, from the injury to race day?", "Who went, and what
+    # stood out?") is part of the question, not an aside.
+    if (lead and len(terms_of_query(asking)) >= 2 and not _JOINS.search(lead) and not ASKS.search(lead)
             and not REFERS_BACK.search(asking)):  # "As for my coworker Andre, which phone does he use?"
         aside = lead + "\n" + tail
     if not aside.strip():

@@ -389,10 +389,6 @@ def _attribute_scores(query: str, scorer: LexicalScorer, weights: dict[str, floa
     out: dict[int, float] = {}
     for group in attribute_groups(query):
         per = [got for t in group if t not in weights and (got := scorer.term_scores(t, ATTRIBUTE_WEIGHT))]
-        if len(per) == 1:
-            for d, v in per[0].items():
-                out[d] = out.get(d, 0.0) + v
-            continue
         for d in set().union(*per):
             vals = [got.get(d, 0.0) for got in per]
             best = max(vals)

@@ -452,7 +452,7 @@ def select_packets(candidates: list[Packet], available: int, profile: Profile, *
         text, terms = _fingerprint(p)
         # Identical short turns ("ok", "thanks") are separate moments, not copies; what is short is
         # measured without the speaker's name ("Caroline: Sounds good." is short).
-        short = p.source == P.HISTORY and len(_text_fingerprint(p.content)[0]) < 20
+        short = p.source == P.HISTORY and len(" ".join(p.content.split())) < 20
         h = dups.find(text, terms, same_text_counts=not short)
         return sel.selected[h] if h is not None else None
 

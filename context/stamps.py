@@ -43,7 +43,8 @@ _LABELLED_PLACE_END = re.compile(r"[。，\]】)）;；：]|(?<!\b[A-Z][a-z])\.\
 # A place set off by spaces after the clock, in a script without spaces between words: "10:00 北京市海淀区 我…".
 # Han and kana on both sides: Cyrillic, Greek or Hangul put spaces between words, and their first word is the
 # statement's; so does "我买了 iPhone", where the space sets off a Latin word.
-_SPACED_PLACE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff·・]{2,24}\s+(?=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff])")
+_HAN_KANA = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff"
+_SPACED_PLACE = re.compile(f"[{_HAN_KANA}·・]{{2,24}}\\s+(?=[{_HAN_KANA}])")
 # Where a stamp's place ends and the statement starts: a full-width colon; an ASCII colon or a full stop
 # only after a place the stamp opens with a comma ("…18:23，北京市西城区，咖啡馆：", "…21:41，在沙发上。",
 # "…8:26 AM, Pearl District, at my desk: "), not a sentence of the statement ("10:33 我客户…。他…");
