@@ -32,6 +32,9 @@ from .tokens import DEFAULT_ENCODING, TokenCounter
 
 FORMATS = ("text", "messages")
 MIN_MAX_TOKENS = 64
+# The query is the question or task; long material goes in documents, task_state or history. Bounded
+# so that a client cannot make every stage analyse megabytes of query (1M characters took ~5 s).
+MAX_QUERY_CHARS = 32_000
 # History rows in `dropped` beyond this many (lowest scores) are only counted in `sources`.
 MAX_DROPPED_HISTORY_ROWS = 25
 TOP_UP_ATTEMPTS = 24
@@ -65,6 +68,11 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
               recency_weight, min_relevance)
     counter = TokenCounter(encoding)
     budget = math.floor(max_tokens * (1 - reserve_ratio))
+    query_tokens = counter.count(query.strip())
+    if query_tokens > budget:  # told now, before any scoring: the template check below would fail anyway
+        raise ContextError(f"the query is {query_tokens} tokens and the budget floor(max_tokens * (1 - "
+                           f"reserve_ratio)) = {budget} tokens cannot hold it; raise max_tokens, lower "
+                           f"reserve_ratio, or shorten the query (put long material in documents)")
     stop_check = current_check()  # installed from should_stop by @stoppable
     report = _progress(progress, stop_check)
 
@@ -218,6 +226,10 @@ def _validate(query: Any, max_tokens: Any, reserve_ratio: Any, fmt: Any, query_t
               relevance_weight: Any, recency_weight: Any, min_relevance: Any) -> None:
     if not isinstance(query, str) or not query.strip():
         raise ContextError("query must be a non-empty string: the task or question the context is for")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ContextError(f"query is {len(query):,} characters; at most {MAX_QUERY_CHARS:,} are accepted: "
+                           f"keep the query to the question or task, and pass long material as documents, "
+                           f"task_state or history")
     if fmt not in FORMATS:
         raise ContextError(f"unknown format {fmt!r}: use 'text' (one string) or 'messages' "
                            f"(a list of {{role, content}})")

@@ -10,11 +10,12 @@ fit verbatim is condensed into one "earlier conversation" packet.
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
+
+from notes_store.bounded_cache import TEXT_CACHE_CHARS, cached_by_size
 from .packets import Packet
 from .relevance import terms_of
 from .tokens import TokenCounter
@@ -34,7 +35,7 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_RE.findall(text) if s.strip()]
 
 
-@lru_cache(maxsize=32768)
+@cached_by_size(TEXT_CACHE_CHARS, 32768)
 def sentence_table(text: str) -> tuple[tuple[str, frozenset[str], bool], ...]:
     """(sentence, its terms, whether it reads like a decision/fact/question) for each sentence of
     ``text``; cached by text, since the same old turns are condensed again on every call of a long session."""

@@ -24,6 +24,7 @@ import re
 from functools import lru_cache
 
 from notes_store.analysis import is_content_term, query_terms
+from notes_store.bounded_cache import QUERY_CACHE_CHARS, cached_by_size
 
 _GROUPS_ZH = (
     ("?哪里人", "?哪儿人", "?什么地方人", "老家", "家乡", "来自", "籍贯", "?出生地", "故乡"),
@@ -116,7 +117,7 @@ _ABOUT_SOMEONE = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+|'s\b|(?i:\b(?:i|me
                             r"they|them|their|we|our|us)\b)|[\u3400-\u9fff]")
 
 
-@lru_cache(maxsize=4096)
+@cached_by_size(QUERY_CACHE_CHARS, 4096)
 def attribute_groups(query: str) -> tuple[tuple[str, ...], ...]:
     """For each attribute the question asks about in its asking clauses, the terms of the other ways to
     say it (none when it asks about none)."""

@@ -17,6 +17,7 @@ from typing import Any
 
 from . import packets as P
 from notes_store.sessions import MAX_NAME_CHARS, is_short_line
+from notes_store.bounded_cache import TEXT_CACHE_CHARS, cached_by_size
 from notes_store.timestamps import NotATime, to_naive_utc
 
 from .errors import ContextError
@@ -59,7 +60,7 @@ def parse_timestamp(value: Any, where: str) -> datetime | None:
         raise ContextError(f"{where}: timestamp {exc}") from None
 
 
-@lru_cache(maxsize=65536)
+@cached_by_size(TEXT_CACHE_CHARS // 8, 65536)
 def _parse_iso_cached(value: str) -> datetime | None:
     try:
         return to_naive_utc(value)

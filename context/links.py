@@ -23,11 +23,11 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import chain, compress
 
 from notes_store.analysis import is_content_term
 
+from notes_store.bounded_cache import TEXT_CACHE_CHARS, cached_by_size
 from .relevance import terms_of
 from .stamps import without_stamp
 from .stopping import checked
@@ -268,7 +268,7 @@ def same_speaker(text: str, role: str | None, other: str, other_role: str | None
     return role == other_role and speaker_of(text) == speaker_of(other)
 
 
-@lru_cache(maxsize=65536)
+@cached_by_size(TEXT_CACHE_CHARS, 65536)
 def _content_terms(text: str) -> frozenset[str]:
     # Cached by text: a growing history repeats all but its newest turn. One- and two-digit
     # numbers are left out: in a log they are the hours, minutes and days of each turn's time
@@ -337,7 +337,7 @@ REFERS_BACK = re.compile(THIRD_PERSON, re.IGNORECASE)
 _PRONOUN_RE = re.compile(r"(?:^|[:：。.!?！？;；]\s*)" + THIRD_PERSON, re.IGNORECASE)
 
 
-@lru_cache(maxsize=65536)
+@cached_by_size(TEXT_CACHE_CHARS, 65536)
 def refers_back(text: str) -> bool:
     """The turn opens a clause with a third-person pronoun ("He was born in Fresno.", "她现在当记者。",
     after any "time, place:" or "Name:" prefix): it speaks of someone a turn before it named."""

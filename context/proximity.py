@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from notes_store.analysis import TOKEN_RE, is_content_term, stem_word
+from notes_store.analysis import CACHED_WORD_CHARS, TOKEN_RE, is_content_term, stem_word
 
-from .relevance import _cached
+from notes_store.bounded_cache import TEXT_CACHE_CHARS, BoundedCache
 
-_units_cache: dict[str, str] = {}
+_units_cache: BoundedCache[str, str] = BoundedCache(TEXT_CACHE_CHARS, 100_000)
 _word_codes: dict[str, str] = {}
 _code_words: dict[str, str] = {}
 _raw_codes: dict[str, str] = {}      # a word as written -> its code (skips stemming it again)
@@ -23,14 +23,23 @@ _PRIVATE_USE = 0xF0000  # plane 15: words become one code point each, never a CJ
 MAX_QUERY_UNITS = 64
 
 
+MAX_CODES = 60_000
+MAX_CODED_CHARS = 2_000_000   # the words coded, added up: a client's words may be any length
+_coded_chars = 0
+
+
 def _code(word: str) -> str:
+    global _coded_chars
     code = _word_codes.get(word)
     if code is None:
-        if len(_word_codes) >= 60_000:
+        if len(_word_codes) >= MAX_CODES or _coded_chars > MAX_CODED_CHARS:
+            # Codes are only compared within one call's units, so all of them start again together.
             _word_codes.clear()
             _code_words.clear()
             _raw_codes.clear()
             _units_cache.clear()
+            _coded_chars = 0
+        _coded_chars += len(word)
         code = chr(_PRIVATE_USE + len(_word_codes))
         _word_codes[word] = code
         _code_words[code] = word
@@ -50,12 +59,12 @@ def units(text: str) -> str:
                 code = _raw_codes.get(word)
                 if code is None:
                     code = _code(stem_word(word.lower()))
-                    _raw_codes[word] = code
+                    if len(word) <= CACHED_WORD_CHARS:
+                        _raw_codes[word] = code
                 out.append(code)
             out.append(" ")  # a break between tokens: runs never cross punctuation or spaces
         return "".join(out)
-    found: str = _cached(_units_cache, text, compute)
-    return found
+    return _units_cache.get_or_compute(text, compute)
 
 
 def _has_content(run: str) -> bool:

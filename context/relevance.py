@@ -14,24 +14,23 @@ import threading
 from functools import lru_cache
 from bisect import bisect_left
 from collections import Counter, OrderedDict
-from typing import Any
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from notes_store.bm25 import B as BM25_B, K1 as BM25_K1, idf as bm25_idf
-from notes_store.analysis import index_terms, is_cjk, is_content_term, query_terms, stem_word
+from notes_store.bounded_cache import QUERY_CACHE_CHARS, TEXT_CACHE_CHARS, BoundedCache, cached_by_size
+from notes_store.analysis import CACHED_WORD_CHARS, index_terms, is_cjk, is_content_term, query_terms, stem_word
 
 from .cues import attribute_groups
 from .stopping import checked
 
-_MAX_CACHED = 100_000
-_terms_cache: dict[str, tuple[str, ...]] = {}
-_tf_cache: dict[tuple[str, ...], dict[str, int]] = {}
+# Terms by text, and term counts by terms: the same history is scored on every call.
+_terms_cache: BoundedCache[str, tuple[str, ...]] = BoundedCache(TEXT_CACHE_CHARS, 100_000)
+_tf_cache: BoundedCache[tuple[str, ...], dict[str, int]] = BoundedCache(TEXT_CACHE_CHARS // 4, 100_000)
 
 
 def terms_of(text: str) -> tuple[str, ...]:
     """Index terms of ``text``, cached (the same history is scored on every call)."""
-    found: tuple[str, ...] = _cached(_terms_cache, text, lambda: tuple(index_terms(text)))
-    return found
+    return _terms_cache.get_or_compute(text, lambda: tuple(index_terms(text)))
 
 
 def join_analysed(*parts: str) -> str:
@@ -40,27 +39,14 @@ def join_analysed(*parts: str) -> str:
     one run alone. A turn whose content was already analysed then costs only its new parts."""
     text = "\n".join(parts)
     if text not in _terms_cache:
-        terms = tuple(t for part in parts for t in terms_of(part))
-        _cached(_terms_cache, text, lambda: terms)
+        _terms_cache.put(text, tuple(t for part in parts for t in terms_of(part)))
     return text
 
 
 def _term_frequencies(doc: Sequence[str]) -> dict[str, int]:
     """Term -> count of a document, cached (the same turns are scored on every call; read-only)."""
     key = tuple(doc)
-    found: dict[str, int] = _cached(_tf_cache, key, lambda: dict(Counter(key)))
-    return found
-
-
-def _cached(cache: dict[Any, Any], key: Any, compute: Callable[[], Any]) -> Any:
-    """``cache[key]``, computed on a miss; the cache is emptied when it reaches ``_MAX_CACHED``."""
-    value = cache.get(key)
-    if value is None:
-        value = compute()
-        if len(cache) >= _MAX_CACHED:
-            cache.clear()
-        cache[key] = value
-    return value
+    return _tf_cache.get_or_compute(key, lambda: dict(Counter(key)))
 
 
 def terms_of_query(query: str) -> list[str]:
@@ -403,7 +389,7 @@ COMPARATIVE_WEIGHT = 0.5
 _WORD_RE = re.compile(r"[a-z]+")
 
 
-@lru_cache(maxsize=4096)
+@cached_by_size(QUERY_CACHE_CHARS, 4096)
 def comparative_bases(query: str) -> tuple[str, ...]:
     """Stems of the bases of the query's words ending in -er / -est ("older" -> "old", "bigger" ->
     "big", "earliest" -> "earli"), other than the word's own stem."""
@@ -566,7 +552,7 @@ def specificity(query: str, texts: Sequence[str], candidates: Sequence[int], *,
     for i in candidates:
         best = 0.0
         for t in scorer._tf(i):
-            kind = _specific_kind(t)
+            kind = _specific_kind_cached(t) if len(t) <= CACHED_WORD_CHARS else _kind_of(t)  # inlined: hot
             if not kind or t in qterms or (kind == 2 and not qchars.isdisjoint(t)):
                 continue
             v = idf.get(t)
@@ -579,9 +565,14 @@ def specificity(query: str, texts: Sequence[str], candidates: Sequence[int], *,
 
 
 @lru_cache(maxsize=200_000)
-def _specific_kind(term: str) -> int:
+def _specific_kind_cached(term: str) -> int:
+    return _kind_of(term)
+
+
+def _kind_of(term: str) -> int:
     """0: never counts for specificity (question word, particle bigram, CJK unigram); 2: a CJK
-    bigram (left out when it touches a query character); 1: any other term."""
+    bigram (left out when it touches a query character); 1: any other term. Cached for terms up to
+    CACHED_WORD_CHARS long (the cache's keys stay small)."""
     if not is_content_term(term):
         return 0
     if is_cjk(term[0]):

@@ -20,6 +20,8 @@ from functools import lru_cache
 from itertools import compress
 from collections.abc import Callable, Sequence
 
+
+from notes_store.bounded_cache import TEXT_CACHE_CHARS, BoundedCache, cached_by_size
 from . import packets as P
 from .packets import Packet
 from .dedup import NearDuplicates
@@ -333,13 +335,21 @@ def _searchable(p: Packet) -> str:
     return f"{p.title}\n{p.content}" if p.title else p.spoken
 
 
-@lru_cache(maxsize=65536)
 def _with_month(title: str, content: str, year: int, month: int) -> str:
     # Cached: the same turns come back on every call, and the same string object lets the
     # scorer's value comparisons short-cut.
     # Analysed part by part: the content's terms are the ones every other stage already took.
-    month_text = _month_terms(year, month)
-    return join_analysed(title, content, month_text) if title else join_analysed(content, month_text)
+    key = (title, content, year, month)
+    found: str | None = _month_texts.get(key)
+    if found is None:
+        month_text = _month_terms(year, month)
+        found = join_analysed(title, content, month_text) if title else join_analysed(content, month_text)
+        _month_texts.put(key, found)
+    return found
+
+
+_month_texts: BoundedCache[tuple[str, str, int, int], str] = BoundedCache(
+    TEXT_CACHE_CHARS, 65536, size=lambda key: len(key[0]) + len(key[1]))
 
 
 @lru_cache(maxsize=1024)
@@ -380,7 +390,7 @@ def _fingerprint(p: Packet) -> tuple[str, frozenset[str]]:
     return p.fingerprint
 
 
-@lru_cache(maxsize=65536)
+@cached_by_size(TEXT_CACHE_CHARS, 65536)
 def _text_fingerprint(content: str) -> tuple[str, frozenset[str]]:
     # Cached by text: an agent loop sends the same turns on every call.
     return " ".join(content.split()).lower(), frozenset(terms_of(content))

@@ -19,9 +19,8 @@ name goes too. Other turns: the old rule, up to a colon near the start ("Name: .
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from functools import lru_cache, wraps
-from typing import TypeVar
+
+from notes_store.bounded_cache import TEXT_CACHE_CHARS, cached_by_size
 
 # The turn opens with a date or time: a digit, a month or weekday name, each after an opening bracket or a
 # "时间：" / "Time:" field name if any. No two optional spaces side by side (a turn of spaces is read once).
@@ -62,20 +61,9 @@ CLOCK_WITHIN = 40    # the clock is this near the start
 PLACE_WITHIN = 48    # and the place after it at most this long
 
 
-# Turns up to this long are cached (the same history is read on every call); a longer one is read each
-# time, so a cache holds at most 65,536 short slices.
-CACHED_UP_TO = 2000
-T = TypeVar("T")
-
-
-def per_turn(read: Callable[[str], T]) -> Callable[[str], T]:
-    """``read`` of a turn's text, remembered for turns up to CACHED_UP_TO characters."""
-    cached = lru_cache(maxsize=65536)(read)
-
-    @wraps(read)
-    def call(text: str) -> T:
-        return cached(text) if len(text) <= CACHED_UP_TO else read(text)
-    return call
+# A reading of a turn's text, remembered (the same history is read on every call), within a
+# bounded number of characters of turns.
+per_turn = cached_by_size(TEXT_CACHE_CHARS, 65536)
 
 
 @per_turn

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 
 import tiktoken
 
+from notes_store.bounded_cache import TEXT_CACHE_CHARS, BoundedCache
+
 from .errors import ContextError
 
 DEFAULT_ENCODING = "cl100k_base"
@@ -94,19 +96,24 @@ def _load_with_timeout(name: str) -> tiktoken.Encoding:
 class TokenCounter:
     """Counts tokens of texts exactly, caching counts by text (shared per encoding)."""
 
-    _caches: dict[str, dict[str, int]] = {}
+    _caches: dict[str, BoundedCache[str, int]] = {}
 
     def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
         self.encoding_name = encoding
         self.encoding = get_encoding(encoding)
-        self._cache = TokenCounter._caches.setdefault(self.encoding.name, {})
+        cache = TokenCounter._caches.get(self.encoding.name)
+        if cache is None:
+            cache = TokenCounter._caches.setdefault(self.encoding.name,
+                                                    BoundedCache(TEXT_CACHE_CHARS, _MAX_CACHED_TEXTS))
+        self._cache = cache
+        self._lookup = cache.lookup
 
     def count(self, text: str) -> int:
         """Tokens of ``text`` (special-token strings count as ordinary text, like chat content)."""
-        n = self._cache.get(text)
+        n: int | None = self._lookup(text, None)
         if n is None:
             n = len(self.encoding.encode_ordinary(text))
-            self._remember(text, n)
+            self._cache.put(text, n)
         return n
 
     def count_many(self, texts: Iterable[str]) -> list[int]:
@@ -122,11 +129,6 @@ class TokenCounter:
         cut = self.encoding.decode(ids[:max(0, max_tokens)])
         # A cut inside a multi-byte character decodes to U+FFFD; drop it.
         return cut.rstrip("\ufffd")
-
-    def _remember(self, text: str, n: int) -> None:
-        if len(self._cache) >= _MAX_CACHED_TEXTS:
-            self._cache.clear()
-        self._cache[text] = n
 
 
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:

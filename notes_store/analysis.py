@@ -51,11 +51,19 @@ def stem_word(word: str) -> str:
     """English stemming (Porter2: ``running`` -> ``run``); other scripts pass through.
 
     A number is its own stem (Porter2's rules all end in letters) and is not cached: a history's
-    ids, times and amounts are mostly distinct and would push the words out of the cache.
+    ids, times and amounts are mostly distinct and would push the words out of the cache. Nor is a
+    word longer than CACHED_WORD_CHARS (a run of letters a client sent, not a word of a language),
+    so the cache holds at most 50,000 x 40 characters.
     """
     if word.isdigit() and word.isascii():
         return word
+    if len(word) > CACHED_WORD_CHARS:
+        stemmed: str = _porter2_stem(word)
+        return stemmed
     return _stem_cached(word)
+
+
+CACHED_WORD_CHARS = 40
 
 
 @lru_cache(maxsize=50_000)

@@ -404,6 +404,19 @@ def test_empty_query_and_impossible_budget_are_errors():
         build_context("word " * 400, max_tokens=200)
 
 
+def test_a_query_too_long_or_too_big_for_the_budget_is_refused_before_any_scoring():
+    from context import relevance
+    from context.builder import MAX_QUERY_CHARS
+    hist = [{"role": "user", "content": f"unscored turn {i} qzx{i * 7907}"} for i in range(50)]
+    with pytest.raises(ContextError, match="at most 32,000 are accepted"):
+        build_context("我叔叔" * (MAX_QUERY_CHARS // 3 + 1), history=hist, max_tokens=10**7)
+    with pytest.raises(ContextError, match="the query is 5001 tokens .* cannot hold it"):
+        build_context("pasta " * 5000, history=hist, max_tokens=2000)
+    assert not any(t["content"] in relevance._terms_cache for t in hist)   # refused before scoring
+    res = build_context("pasta " * 5000, history=hist, max_tokens=8000)    # the same query, room for it
+    assert res.tokens <= res.budget
+
+
 def test_long_system_instructions_are_shortened_visibly():
     system = " ".join(f"Policy {i}: never do thing {i}." for i in range(200))
     res = build_context("hi", system_instructions=system, max_tokens=300)

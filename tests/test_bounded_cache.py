@@ -1,0 +1,86 @@
+"""Caches keyed by what a client sends stay within a size bound, not only an entry count."""
+
+from __future__ import annotations
+
+import gc
+import random
+import tracemalloc
+
+import pytest
+
+from context import build_context
+from notes_store.analysis import CACHED_WORD_CHARS, _stem_cached, stem_word
+from notes_store.bounded_cache import ALL_CACHES, BoundedCache, cached_by_size
+
+
+def test_the_oldest_entries_go_when_the_size_bound_is_reached() -> None:
+    cache: BoundedCache[str, int] = BoundedCache(max_size=100, max_entries=1000)
+    for i in range(10):
+        cache.put(f"{i}" * 20, i)          # 20 characters each: five fit
+    assert cache.size <= 100 and len(cache) == 5
+    assert cache.get("9" * 20) == 9 and cache.get("0" * 20) is None
+    assert "5" * 20 in cache and "4" * 20 not in cache
+
+
+def test_the_entry_bound_holds_too_and_a_put_replaces() -> None:
+    cache: BoundedCache[str, int] = BoundedCache(max_size=10_000, max_entries=3)
+    for word in ("a", "b", "c", "d"):
+        cache.put(word, 1)
+    cache.put("d", 2)
+    assert len(cache) == 3 and cache.get("a") is None and cache.get("d") == 2 and cache.size == 3
+
+
+def test_an_entry_bigger_than_a_quarter_of_the_bound_is_computed_but_not_kept() -> None:
+    calls: list[str] = []
+
+    @cached_by_size(max_size=400, max_entries=100)
+    def shout(text: str) -> str:
+        calls.append(text)
+        return text.upper()
+
+    assert shout("x" * 101) == "X" * 101 and shout("x" * 101) == "X" * 101
+    assert len(calls) == 2                                   # recomputed: too big to keep
+    assert shout("hi") == "HI" and shout("hi") == "HI" and calls[-1] == "hi" and len(calls) == 3
+    assert shout.cache.size == 2                             # type: ignore[attr-defined]
+
+
+def test_a_long_run_of_letters_is_stemmed_but_not_cached() -> None:
+    before = _stem_cached.cache_info().currsize
+    assert stem_word("running") == "run"
+    base = "walk" * (CACHED_WORD_CHARS // 4 + 1)
+    assert stem_word(base + "ing") == base
+    assert _stem_cached.cache_info().currsize <= before + 1
+
+
+def test_build_context_keeps_only_bounded_memory_across_fresh_histories(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client sending new text on every call: what the caches keep stops growing once they are
+    full. The bounds are shrunk so that they fill in a few calls; before, every call's text stayed
+    (~0.3 GB per 10 MB call)."""
+    rnd = random.Random(7)
+    vocabulary = [f"word{i}x" for i in range(400)] + [f"词语{chr(0x4E00 + i)}" for i in range(200)]
+
+    def call() -> None:
+        history = [{"role": "user" if k % 2 else "assistant",
+                    "content": " ".join(rnd.choice(vocabulary) for _ in range(200))} for k in range(20)]
+        build_context("what about word7x and 词语丁?", history=history, max_tokens=1000)
+
+    call()  # every cache exists (some are made on first use)
+    for cache in list(ALL_CACHES):
+        monkeypatch.setattr(cache, "max_size", min(cache.max_size, 40_000))
+        cache.clear()   # what earlier tests left may exceed the shrunk bound until the next put
+    tracemalloc.start()
+    try:
+        for _ in range(9):   # fills the caches, and the 8 histories / 4 corpora kept for agent loops
+            call()
+        gc.collect()
+        full = tracemalloc.get_traced_memory()[0]
+        for _ in range(6):
+            call()
+        gc.collect()
+        later = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    for cache in ALL_CACHES:
+        assert cache.size <= cache.max_size and len(cache) <= cache.max_entries
+    # Six more calls of ~40,000 new characters each: what is kept may shift, not grow by their size.
+    assert later - full < 1_000_000, f"kept {later - full:,} more bytes after six more calls"
