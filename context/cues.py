@@ -117,14 +117,21 @@ _ABOUT_SOMEONE = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+|'s\b|(?i:\b(?:i|me
                             r"they|them|their|we|our|us)\b)|[\u3400-\u9fff]")
 
 
+# A description of the person before their name ("my college roommate Ben", "Caroline's school friend
+# Anna"): it says who is meant, not what is asked, so its words recognise no attribute.
+_DESCRIBED_NAME = re.compile(r"\b(?:[Mm]y|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[Oo]ur|[A-Z][a-z]+'s)\s+"
+                             r"(?:[a-z][a-z-]*\s+){1,3}(?=[A-Z][a-z]+\b)")
+
+
 @cached_by_size(QUERY_CACHE_CHARS, 4096)
 def attribute_groups(query: str) -> tuple[tuple[str, ...], ...]:
     """For each attribute the question asks about in its asking clauses, the terms of the other ways to
     say it (none when it asks about none)."""
     asked = asking_text(query[-ASKED_WITHIN:])
-    lower = asked.lower()
-    stems = set(query_terms(asked))
     someone = _about_someone(asked)
+    english = _DESCRIBED_NAME.sub(" ", asked)
+    lower = english.lower()
+    stems = set(query_terms(english))
     out: list[tuple[str, ...]] = []
     for zh, en, search in _table():
         if any(p in asked for p in zh) or (someone and any(

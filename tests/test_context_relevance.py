@@ -115,6 +115,11 @@ def test_a_question_about_an_attribute_knows_the_other_ways_to_say_it():
     assert attribute_terms("周末想约人去爬山，不过她平时工作挺忙的，她是教什么的来着？") == ()
     assert attribute_terms("I just got back from a work trip. When did Caroline go to the support group?") == ()
     assert "holiday" in attribute_terms("Who did Lucia share her holiday with, and what stood out?")
+    # Words that only describe who is meant, before their name, ask nothing: "college" below is not asked.
+    assert attribute_groups("What does my college roommate Ben do for work?") == attribute_groups(
+        "What does Ben do for work?")
+    assert "colleg" in attribute_terms("What did Caroline's school friend Anna study?")   # "study" still asks
+    assert "colleg" in attribute_terms("Where did my sister go to college?")              # no name: asked
 
 
 def test_an_attribute_counts_once_per_turn_however_many_of_its_words_it_holds(monkeypatch):
