@@ -117,10 +117,13 @@ _ABOUT_SOMEONE = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+|'s\b|(?i:\b(?:i|me
                             r"they|them|their|we|our|us)\b)|[\u3400-\u9fff]")
 
 
-# A description of the person before their name ("my college roommate Ben", "Caroline's school friend
-# Anna"): it says who is meant, not what is asked, so its words recognise no attribute.
-_DESCRIBED_NAME = re.compile(r"\b(?:[Mm]y|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[Oo]ur|[A-Z][a-z]+'s)\s+"
-                             r"(?:[a-z][a-z-]*\s+){1,3}(?=[A-Z][a-z]+\b)")
+# A description of the person right before their name ("my college roommate Ben", "Caroline's school
+# friend Anna"): it says who is meant, not what is asked, so its words recognise no attribute. Nouns
+# only: a preposition or pronoun between ("her trip to India", "her before she left") is no description.
+_DESCRIBED_NAME = re.compile(
+    r"\b(?:[Mm]y|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[Oo]ur|[A-Z][a-z]+'s)\s+"
+    r"(?:(?!(?:to|for|with|at|from|about|before|after|of|in|on|by|into|during|since|and|or|but|the|an?|"
+    r"she|he|they|it|we|i|you|her|his|their|my|our|your)\b)[a-z][a-z-]*\s+){1,3}(?=[A-Z][a-z]+\b)")
 
 
 @cached_by_size(QUERY_CACHE_CHARS, 4096)

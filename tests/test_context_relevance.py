@@ -120,6 +120,7 @@ def test_a_question_about_an_attribute_knows_the_other_ways_to_say_it():
         "What does Ben do for work?")
     assert "colleg" in attribute_terms("What did Caroline's school friend Anna study?")   # "study" still asks
     assert "colleg" in attribute_terms("Where did my sister go to college?")              # no name: asked
+    assert "travel" in attribute_terms("What did Priya do during her trip to India?")     # not a description
 
 
 def test_an_attribute_counts_once_per_turn_however_many_of_its_words_it_holds(monkeypatch):
