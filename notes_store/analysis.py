@@ -269,9 +269,17 @@ _CJK_FUNCTION_CHARS = set("的了吗呢吧啊么是在有和与及也都就还�
 QUESTION_TERMS = frozenset(t for w in _QUESTION_WORDS.split() for t in index_terms(w))
 
 
-@lru_cache(maxsize=100_000)
 def is_content_term(term: str) -> bool:
     """False for question words and for CJK bigrams that hold a particle or pronoun."""
+    return _is_content_cached(term) if len(term) <= CACHED_WORD_CHARS else _is_content(term)
+
+
+@lru_cache(maxsize=100_000)
+def _is_content_cached(term: str) -> bool:
+    return _is_content(term)
+
+
+def _is_content(term: str) -> bool:
     if term in QUESTION_TERMS:
         return False
     return not (term and all("\u3400" <= c <= "\u9fff" for c in term)

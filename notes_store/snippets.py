@@ -13,12 +13,12 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from .analysis import TOKEN_RE, is_cjk, stem_word
+from .analysis import CACHED_WORD_CHARS, TOKEN_RE, is_cjk, stem_word
 
 MAX_SCAN_CHARS = 8_000
 
 # A search's snippets stem every word they scan: a cache hit here is one C call (~40 ns), where
-# stem_word's number check in Python before its own cache costs ~75 ns.
+# stem_word's number check in Python before its own cache costs ~75 ns. Long words are not kept.
 _stem = lru_cache(maxsize=50_000)(stem_word)
 
 
@@ -97,7 +97,7 @@ def find_matches(text: str, terms: set[str] | frozenset[str] | SnippetQuery,
             if m is None:  # the prefix is not where a token starts (e.g. punctuation)
                 continue
             word = m.group(0).lower()
-            term = word if word in latin else _stem(word)
+            term = word if word in latin else _stem(word) if len(word) <= CACHED_WORD_CHARS else stem_word(word)
             if term in latin:
                 spans.append((start, m.end()))
                 if term in unseen:

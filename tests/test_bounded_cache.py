@@ -44,12 +44,25 @@ def test_an_entry_bigger_than_a_quarter_of_the_bound_is_computed_but_not_kept() 
     assert shout.cache.size == 2                             # type: ignore[attr-defined]
 
 
-def test_a_long_run_of_letters_is_stemmed_but_not_cached() -> None:
-    before = _stem_cached.cache_info().currsize
-    assert stem_word("running") == "run"
-    base = "walk" * (CACHED_WORD_CHARS // 4 + 1)
-    assert stem_word(base + "ing") == base
-    assert _stem_cached.cache_info().currsize <= before + 1
+def test_a_long_run_of_letters_is_analysed_but_kept_by_no_per_word_cache() -> None:
+    """The per-word caches bound entries only; a word longer than CACHED_WORD_CHARS (a run of letters
+    a client sent, not a word of a language) never reaches them: it is worked out each time."""
+    from context.relevance import _specific_kind_cached, specificity
+    from notes_store.analysis import _is_content_cached, is_content_term
+    from notes_store.snippets import _stem, find_matches
+    base = "walk" * 11
+    assert len(base) > CACHED_WORD_CHARS
+    caches = (_stem_cached, _is_content_cached, _specific_kind_cached, _stem)
+    before = [c.cache_info() for c in caches]
+    for _ in range(2):
+        assert stem_word(base + "ing") == base
+        assert is_content_term(base)
+        specificity(f"{base}ing", [f"{base}ing"] * 3, [0, 1])   # kinds every term of the texts
+        assert find_matches(f"{base}ing", {base}) == [(0, len(base) + 3)]
+    after = [c.cache_info() for c in caches]
+    assert [(a.hits, a.misses) for a in after] == [(b.hits, b.misses) for b in before]
+    assert stem_word("running") == "run" and _stem_cached.cache_info().misses + _stem_cached.cache_info().hits > sum(
+        before[0][:2])   # a short word does use the cache
 
 
 def test_build_context_keeps_only_bounded_memory_across_fresh_histories(monkeypatch: pytest.MonkeyPatch) -> None:
