@@ -268,6 +268,11 @@ async def test_build_context_errors(client):
     assert r.is_error
     r = await client.call_tool("build_context", {"query": "   "})
     assert r.is_error and "Traceback" not in r.content[0].text
+    # A query too long to be a question, or bigger than the budget: told what to do, before any work.
+    assert "at most 32,000 are accepted" in error_text(
+        await client.call_tool("build_context", {"query": "why " * 9000, "max_tokens": 100_000}))
+    assert "raise max_tokens" in error_text(
+        await client.call_tool("build_context", {"query": "why " * 2000, "max_tokens": 1000}))
 
 
 async def test_build_context_uses_sampling_when_the_client_offers_it(server, tmp_path):
