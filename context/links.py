@@ -27,7 +27,7 @@ from itertools import chain, compress
 
 from notes_store.analysis import is_content_term
 
-from notes_store.bounded_cache import TEXT_CACHE_CHARS, cached_by_size
+from notes_store.bounded_cache import HISTORY_STATE_CHARS, TEXT_CACHE_CHARS, cached_by_size, evict_oldest
 from .relevance import terms_of
 from .stamps import without_stamp
 from .stopping import checked
@@ -113,6 +113,7 @@ class _State:
 
 
 _states: OrderedDict[int, _State] = OrderedDict()
+MAX_STATES = 4
 _states_lock = threading.Lock()
 
 
@@ -200,8 +201,7 @@ def _state_for(texts: list[str], roles: list[str | None],
         keep = n - SOFT_TAIL if n - SOFT_TAIL > 2 * FAR_OFFSET else n
         state = _fresh(texts[:keep], roles[:keep], segments[:keep] if segments is not None else None)
         _states[id(state)] = state
-        while len(_states) > 4:
-            _states.popitem(last=False)
+        evict_oldest(_states, lambda kept: sum(map(len, kept.texts)), HISTORY_STATE_CHARS, MAX_STATES)
         return state, 0, keep
 
 

@@ -17,7 +17,8 @@ from collections import Counter, OrderedDict
 from collections.abc import Sequence
 
 from notes_store.bm25 import B as BM25_B, K1 as BM25_K1, idf as bm25_idf
-from notes_store.bounded_cache import QUERY_CACHE_CHARS, TEXT_CACHE_CHARS, BoundedCache, cached_by_size
+from notes_store.bounded_cache import (HISTORY_STATE_CHARS, QUERY_CACHE_CHARS, TEXT_CACHE_CHARS, BoundedCache,
+                                      cached_by_size, evict_oldest)
 from notes_store.analysis import CACHED_WORD_CHARS, index_terms, is_cjk, is_content_term, query_terms, stem_word
 
 from .cues import attribute_groups
@@ -478,9 +479,12 @@ def _match(head: list[str]) -> tuple[_Corpus, int, int]:
         for t in checked(head[:keep]):  # stopped part-way: the corpus is never kept
             corpus.append(terms_of(t), t)
         _corpora[id(corpus)] = corpus
-        while len(_corpora) > MAX_CORPORA:
-            _corpora.popitem(last=False)
+        evict_oldest(_corpora, _corpus_chars, HISTORY_STATE_CHARS, MAX_CORPORA)
         return corpus, 0, keep
+
+
+def _corpus_chars(corpus: _Corpus) -> int:
+    return sum(map(len, corpus.texts))
 
 
 def _common(kept: list[str], last_lo: int, head: list[str]) -> tuple[int, int] | None:

@@ -12,7 +12,8 @@ never gets stale packets: a mismatch falls back to the longest cached prefix, or
 Only turns whose values are all ``str`` or ``None`` are cached (``1 == 1.0 == True`` would let
 different ids compare equal); any other history is gathered the uncached way.
 
-Bounded: at most ``MAX_HISTORIES`` histories and ``MAX_CACHED_TURNS`` turn references in all
+Bounded: at most ``MAX_HISTORIES`` histories, ``MAX_CACHED_TURNS`` turn references and
+``HISTORY_STATE_CHARS`` bytes of turn text in all
 (the packets and strings are shared between a history and the longer one it grew into).
 """
 
@@ -26,6 +27,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
+
+from notes_store.bounded_cache import HISTORY_STATE_CHARS, evict_oldest
 
 from .links import speaker_of
 from .packets import Packet
@@ -219,6 +222,7 @@ class HistoryCache:
             while len(self._items) > self.max_histories or (
                     len(self._items) > 1 and sum(k[0] for k in self._items) > self.max_turns):
                 self._items.popitem(last=False)
+            evict_oldest(self._items, lambda kept: kept.text_bytes, HISTORY_STATE_CHARS, self.max_histories)
 
 
 def _size(text: str) -> int:

@@ -30,6 +30,10 @@ _MISSING: Any = object()
 TEXT_CACHE_CHARS = 4_000_000
 # The same for caches of queries (a question is short; a task description may run to pages).
 QUERY_CACHE_CHARS = 1_000_000
+# The analyses of whole histories kept for agent loops (turn packets, BM25 postings, link statistics):
+# each kind keeps at most this many characters of turns (two histories of the 16 MiB a call may send,
+# or many ordinary ones). A 14.5 MB history of fresh words costs ~0.6 GB of them in all.
+HISTORY_STATE_CHARS = 32_000_000
 
 
 # Every cache made, so that a test (or a memory report) can check each stays within its bounds.
@@ -96,6 +100,16 @@ class BoundedCache(Generic[K, V]):
     def size(self) -> int:
         """The sizes of the kept entries, added up."""
         return self._size
+
+
+def evict_oldest(items: OrderedDict[Any, V], size: Callable[[V], int], max_size: int, max_entries: int) -> None:
+    """Drop the oldest entries of ``items`` (in place, oldest first) until at most ``max_entries``
+    remain and their ``size``s add up to at most ``max_size``; the newest entry always stays."""
+    sizes = {key: size(value) for key, value in items.items()}
+    total = sum(sizes.values())
+    while len(items) > 1 and (len(items) > max_entries or total > max_size):
+        key, _value = items.popitem(last=False)
+        total -= sizes[key]
 
 
 def cached_by_size(max_size: int, max_entries: int) -> Callable[[Callable[[str], R]], Callable[[str], R]]:

@@ -97,3 +97,24 @@ def test_build_context_keeps_only_bounded_memory_across_fresh_histories(monkeypa
         assert cache.size <= cache.max_size and len(cache) <= cache.max_entries
     # Six more calls of ~40,000 new characters each: what is kept may shift, not grow by their size.
     assert later - full < 1_000_000, f"kept {later - full:,} more bytes after six more calls"
+
+
+def test_the_analyses_kept_of_whole_histories_are_bounded_in_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Turn packets, BM25 corpora and link statistics are kept per history for agent loops: bounded by the
+    characters of their turns too, not only by how many histories (8 of 16 MiB each were ~5 GB)."""
+    from context import links, relevance, turn_cache
+    for module in (links, relevance, turn_cache):
+        monkeypatch.setattr(module, "HISTORY_STATE_CHARS", 100_000)
+    for kept in (relevance._corpora, links._states, turn_cache.HISTORY_CACHE._items):
+        kept.clear()
+    small = [{"role": "user", "content": f"small turn {i} about kayaks"} for i in range(60)]
+    build_context("kayaks?", history=small, max_tokens=500)
+    for k in range(3):    # three long histories of ~60,000 characters each
+        history = [{"role": "user" if i % 2 else "assistant", "content": f"history {k} turn {i} " + "paddle " * 140}
+                   for i in range(60)]
+        build_context("paddle?", history=history, max_tokens=500)
+    # The newest long history stays (a kept analysis is what makes the next call of a loop cheap); the
+    # small one and the older long ones went.
+    for kept in (relevance._corpora, links._states, turn_cache.HISTORY_CACHE._items):
+        assert len(kept) == 1, kept
+    assert all(t.startswith("history 2 ") for c in relevance._corpora.values() for t in c.texts)
