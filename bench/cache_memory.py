@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 import gc
 import random
-import resource
 import subprocess
 import sys
 import time
 
+from bench.stats import vm_rss_mb
 from context import build_context
 from notes_store.bounded_cache import ALL_CACHES
 
@@ -26,12 +26,8 @@ VOCABULARY = ("alpha", "beta", "gamma", "delta", "pasta", "hiking", "uncle", "bo
 
 
 def resident_mb() -> float:
-    """Resident set size now, in MB (Linux: /proc/self/statm; elsewhere the peak)."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * resource.getpagesize() / 1e6
-    except OSError:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+    """Resident set size now, in MB (0 where /proc is missing)."""
+    return vm_rss_mb() or 0.0
 
 
 def main() -> None:
