@@ -177,9 +177,10 @@ def index_positions(text: str) -> dict[str, list[int]]:
             if term is None:
                 word = fold(raw).lower()
                 term = "" if word in STOP_WORDS else stem_word(word)
-                if len(words) >= 200_000:
-                    words.clear()
-                words[raw] = term
+                if len(raw) <= CACHED_WORD_CHARS:  # a note's 1 MiB "word" is not kept (see stem_word)
+                    if len(words) >= 200_000:
+                        words.clear()
+                    words[raw] = term
             if term:
                 found = out.get(term)
                 if found is None:

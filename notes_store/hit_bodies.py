@@ -19,6 +19,16 @@ from collections.abc import Callable, Hashable
 
 DEFAULT_MAX_CHARS = 16 << 20
 MAX_SNIPPETS_PER_BODY = 16  # queries whose snippet of one body is kept; past it they start again
+KEY_TERM_OVERHEAD = 64      # what a term of a snippet's key costs beyond its characters (str object, set slot)
+
+
+def _key_chars(terms: Hashable) -> int:
+    """What a snippet's key costs, in characters: its terms (a query's frozenset of terms)."""
+    if isinstance(terms, str):
+        return len(terms)
+    if isinstance(terms, (frozenset, tuple)):
+        return sum(len(t) + KEY_TERM_OVERHEAD if isinstance(t, str) else KEY_TERM_OVERHEAD for t in terms)
+    return KEY_TERM_OVERHEAD
 
 Body = tuple[str, "str | None"]  # (text to cut a snippet from, revision)
 
@@ -90,8 +100,10 @@ class HitBodies:
                     item.chars = len(item.text)
                     item.snippets.clear()
                 item.snippets[terms] = snippet
-                item.chars += len(snippet)
-                self._chars += len(snippet)
+                # The key counts too: a one-word note's snippet is short, its query's terms need not be.
+                cost = len(snippet) + _key_chars(terms)
+                item.chars += cost
+                self._chars += cost
                 self._evict()
         return snippet, revision
 

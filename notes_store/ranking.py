@@ -187,6 +187,7 @@ class Ranker:
         self._terms_size = 0
         # term -> (a prefix of its (docnum, tf part), highest part first; whether that is all of them)
         self._by_score: dict[str, tuple[list[tuple[int, float]], bool]] = {}
+        self._by_score_size = 0
 
     def _leaves(self, searcher: Any) -> list[tuple[_SegmentPostings, int]]:
         avgdl = searcher.avg_field_length(FIELD, 1.0) or 1.0
@@ -223,6 +224,8 @@ class Ranker:
             docs.update(zip(map(off.__add__, ids) if off else ids, parts))
             top = max(top, seg_top)
         entry = (docs, top)
+        if not docs:  # a term in no note is not kept: the segments' ``absent`` sets answer it again cheaply
+            return entry
         self._terms[term] = entry
         self._terms_size += len(docs)
         while self._terms_size > self.dict_postings and len(self._terms) > 1:
@@ -295,8 +298,20 @@ class Ranker:
             top = heapq.nlargest(want, chain.from_iterable(zip(parts, map((-off).__sub__, ids))
                                                            for ids, parts, _t, off, _e in lists))
             order, complete = [(-negdoc, part) for part, negdoc in top], want >= df
-            if len(order) <= _BEST_CACHED:
-                self._by_score[term] = (order, complete)
+            if 0 < len(order) <= _BEST_CACHED:  # a term in no note is not kept (any query word would be)
+                self._keep_best(term, order, complete)
+
+    def _keep_best(self, term: str, order: list[tuple[int, float]], complete: bool) -> None:
+        """Keep a term's best-first prefix, the oldest prefixes going first beyond _BEST_CACHED_TOTAL
+        postings in all (each query word adds one: the count of words is the client's)."""
+        old = self._by_score.pop(term, None)
+        if old is not None:
+            self._by_score_size -= len(old[0])
+        self._by_score[term] = (order, complete)
+        self._by_score_size += len(order)
+        while self._by_score_size > _BEST_CACHED_TOTAL and len(self._by_score) > 1:
+            gone = self._by_score.pop(next(iter(self._by_score)))
+            self._by_score_size -= len(gone[0])
 
     def search(self, searcher: Any, units: Sequence[QueryUnit], allowed: set[int], limit: int,
                match_all: bool, generation: object = None) -> tuple[list[tuple[int, float]], int, bool]:
@@ -305,7 +320,7 @@ class Ranker:
         leaves = self._leaves(searcher)
         if generation != self._generation:
             self._generation, self._terms, self._terms_size = generation, OrderedDict(), 0
-            self._by_score = {}
+            self._by_score, self._by_score_size = {}, 0
         budget = self.max_postings // max(len(self._segments), 1)
         for seg in self._segments.values():
             if seg.size > budget:
@@ -454,6 +469,7 @@ _PROBED = 2  # documents whose full score MaxScore looks up, per result asked fo
 _SAFE = 1 - 1e-9  # those sums run in another order than the final ones: keep off exact ties
 _PROBE_RATIO = 3  # bisect a list for its candidates when it holds over 3x as many postings
 _BEST_CACHED = 4096  # a one-word query's best-first prefix kept per commit up to this length
+_BEST_CACHED_TOTAL = 400_000  # and all terms' prefixes together up to this many postings (~40 MB)
 
 
 def _probe(lists: list[_List], docs: Iterable[int]) -> dict[int, float]:

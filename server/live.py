@@ -63,6 +63,11 @@ def uri_problem(uri: str) -> str | None:
             f"'.', '-'; no '.md', spaces, query, fragment or %-escapes){hint}")
 
 
+# Each subscription is watched (a stat every 0.25 s for an item URI) and kept for the session's life.
+MAX_SUBSCRIPTIONS = 1000
+MAX_SUBSCRIBED_URI_CHARS = 2048
+
+
 def check_uri(uri: str) -> None:
     """Refuse a non-canonical ``note://`` / ``memory://`` spelling with JSON-RPC invalid params (-32602)."""
     problem = uri_problem(uri)
@@ -268,8 +273,14 @@ def install(server: MCPServer, handle: WorkspaceHandle, bus: InMemorySubscriptio
         # change, so a subscription to anything else is honoured and never fires.
         uri = str(params.uri)
         check_uri(uri)  # one spelling: a subscription to note://pl%61in would never fire
-        await anyio.to_thread.run_sync(watcher.baseline, {uri}, True)
+        if len(uri) > MAX_SUBSCRIBED_URI_CHARS:
+            raise MCPError(code=INVALID_PARAMS, message=f"the URI is {len(uri):,} characters; a subscription "
+                           f"takes at most {MAX_SUBSCRIBED_URI_CHARS:,}", data={"uri": uri[:200]})
         target = watcher.session_target(_connection(ctx))
+        if uri not in target.uris and len(target.uris) >= MAX_SUBSCRIPTIONS:
+            raise MCPError(code=INVALID_PARAMS, message=f"this session already has {MAX_SUBSCRIPTIONS:,} "
+                           f"subscriptions; unsubscribe from some first", data={"uri": uri[:200]})
+        await anyio.to_thread.run_sync(watcher.baseline, {uri}, True)
         target.uris.add(uri)
         target.wants_list = True
         return EmptyResult()

@@ -116,10 +116,11 @@ def test_snippets_count_against_the_bound_and_go_with_their_body():
         assert (snippet, revision) == (f"s{i}" * 5, "rev")
     item = cache._items["a"]
     assert len(item.snippets) <= MAX_SNIPPETS_PER_BODY
-    assert item.chars == 100 + sum(len(s) for s in item.snippets.values()) == cache._chars
+    # A snippet counts with its key (here a string: its characters; a query's terms count theirs).
+    assert item.chars == 100 + sum(len(s) + len(k) for k, s in item.snippets.items()) == cache._chars
     assert cache.snippet("a", (1, 1), read, "q18", lambda body: "never cut")[0] == "s18" * 5
     assert cache.snippet("a", (2, 1), read, "q18", lambda body: "new stamp")[0] == "new stamp"
-    assert cache._chars == 100 + len("new stamp")
+    assert cache._chars == 100 + len("new stamp") + len("q18")
     for i in range(12):  # other bodies push it out, snippets and all
         cache.get(f"k{i}", (1, 1), lambda: ("x" * 100, None, True))
     assert "a" not in cache._items and cache._chars == sum(item.chars for item in cache._items.values()) <= 1000

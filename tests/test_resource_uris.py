@@ -85,3 +85,23 @@ def test_uri_problem_leaves_other_schemes_and_canonical_ids_alone():
     assert "did you mean" not in (uri_problem("note://") or "")
     long = uri_problem("note://" + "%41" * 100_000) or ""
     assert len(long) < 600  # a huge URI is not echoed back whole
+
+
+async def test_subscriptions_are_bounded_per_session_in_count_and_uri_length(server, monkeypatch):
+    """Each subscription is watched for the session's life: a client cannot add them without end."""
+    from server import live
+    monkeypatch.setattr(live, "MAX_SUBSCRIPTIONS", 5)
+    async with Client(server, mode="legacy") as c:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # subscribe_resource is deprecated in the 2026 era
+            with pytest.raises(MCPError) as err:
+                await c.subscribe_resource("https://example.com/" + "a" * live.MAX_SUBSCRIBED_URI_CHARS)
+            assert "at most 2,048" in str(err.value)
+            for k in range(5):
+                await c.subscribe_resource(f"note://n{k}")
+            await c.subscribe_resource("note://n4")      # the same one again is no new subscription
+            with pytest.raises(MCPError) as err:
+                await c.subscribe_resource("note://n5")
+            assert "already has 5 subscriptions" in str(err.value)
+            await c.unsubscribe_resource("note://n0")
+            await c.subscribe_resource("note://n5")      # room again
