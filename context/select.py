@@ -339,13 +339,10 @@ def _with_month(title: str, content: str, year: int, month: int) -> str:
     # Cached: the same turns come back on every call, and the same string object lets the
     # scorer's value comparisons short-cut.
     # Analysed part by part: the content's terms are the ones every other stage already took.
-    key = (title, content, year, month)
-    found: str | None = _month_texts.get(key)
-    if found is None:
+    def join() -> str:
         month_text = _month_terms(year, month)
-        found = join_analysed(title, content, month_text) if title else join_analysed(content, month_text)
-        _month_texts.put(key, found)
-    return found
+        return join_analysed(title, content, month_text) if title else join_analysed(content, month_text)
+    return _month_texts.get_or_compute((title, content, year, month), join)
 
 
 _month_texts: BoundedCache[tuple[str, str, int, int], str] = BoundedCache(

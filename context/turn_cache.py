@@ -219,8 +219,7 @@ class HistoryCache:
         with self._lock:
             self._items[key] = state
             self._items.move_to_end(key)
-            while len(self._items) > self.max_histories or (
-                    len(self._items) > 1 and sum(k[0] for k in self._items) > self.max_turns):
+            while len(self._items) > 1 and sum(k[0] for k in self._items) > self.max_turns:
                 self._items.popitem(last=False)
             evict_oldest(self._items, lambda kept: kept.text_bytes, HISTORY_STATE_CHARS, self.max_histories)
 
