@@ -6,8 +6,12 @@ and a CLI hook) can record turns into one session safely. A line cut short by a 
 died before its acknowledgement) is ignored and reported by readers, and cut off by the next append.
 
 Readers never trust the file: regular files only (no links, FIFOs), opened non-blocking, bounded
-in size. A per-process cache keeps each parsed session keyed by (file identity, bytes read), so a
-growing session is read and parsed only from where the last read stopped.
+in size and in lines (a line cap is counted before any parsing: 60 MiB of one-byte lines would
+otherwise cost minutes of CPU), with over-long lines skipped unparsed and keys that are not a turn's
+dropped. A per-process cache keeps each parsed session keyed by (file identity, bytes read), so a
+growing session is read and parsed only from where the last read stopped; it is bounded by an
+estimate of memory (bytes read plus a fixed cost per line), since a parsed minimal turn takes
+~20 times its bytes.
 """
 
 from __future__ import annotations
@@ -40,13 +44,18 @@ ROLES = ("user", "assistant", "system", "tool")
 TURN_KEYS = ("role", "content", "timestamp", "id", "tool_call_id", "name")
 DEFAULT_MAX_TURN_BYTES = 256 * 1024
 DEFAULT_MAX_SESSION_BYTES = 64 * 1024 * 1024
+# Lines (turns) in one session: build_context takes at most this many history turns
+# (context.gather.MAX_HISTORY_TURNS; a test keeps them equal), so a longer session could not be used.
+DEFAULT_MAX_SESSION_TURNS = 20_000
 MAX_TURNS_PER_APPEND = 500
 MAX_PAGE_TURNS = 500
 MAX_TURN_ID_CHARS = 128
 MAX_NAME_CHARS = 256
 LOCK_TIMEOUT_S = 30.0
 CACHED_SESSIONS = 32
-CACHED_BYTES = 128 * 1024 * 1024
+CACHED_BYTES = 160 * 1024 * 1024     # estimated memory of all kept parses: bytes read + LINE_COST per line
+LINE_COST = 1024                     # measured ~880 bytes per parsed turn beyond its text (turn, history, id)
+SHOWN_BAD_LINES = 50                 # bad line numbers kept (and shown); the rest are only counted
 GIT_CONFIG_KEY = "sessions_git"      # in .ctxnotes.yaml: "ignore" (default) or "commit"
 GIT_MODES = ("ignore", "commit")
 GITIGNORE_LINE = "sessions/"
@@ -203,24 +212,39 @@ class _Parsed:
     turns: list[dict[str, Any]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)  # the same turns as build_context takes them
     ids: dict[str, int] = field(default_factory=dict)
-    bad_lines: list[int] = field(default_factory=list)
+    bad_lines: list[int] = field(default_factory=list)  # the first SHOWN_BAD_LINES of them
+    bad_count: int = 0
     tail_bytes: int = 0
     size: int = 0
     mtime_ns: int = 0
+
+    @property
+    def cost(self) -> int:
+        """Estimated memory of this parse, in bytes (what the cache's bound counts)."""
+        return self.consumed + LINE_COST * self.lines
 
 
 _cache: OrderedDict[str, _Parsed] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def _parse_line(raw: bytes) -> dict[str, Any] | None:
+STORED_KEYS = (*TURN_KEYS, "received_at")
+
+
+def _parse_line(raw: bytes, max_bytes: int) -> dict[str, Any] | None:
+    """The turn on one line, or None when it is not one. A line over ``max_bytes`` is not parsed (JSON
+    such as ``[{},{},…]`` takes ~20 times its bytes while parsing), and keys no turn has are dropped."""
+    if len(raw) > max_bytes:
+        return None
     try:
         obj = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     if (not isinstance(obj, dict) or obj.get("role") not in ROLES or not isinstance(obj.get("content"), str)
             or not obj["content"].strip() or not isinstance(obj.get("id"), str)):
         return None
+    if len(obj) > len(STORED_KEYS) or not obj.keys() <= set(STORED_KEYS):
+        obj = {k: obj[k] for k in STORED_KEYS if k in obj}
     return obj
 
 
@@ -236,8 +260,10 @@ def _pread_all(fd: int, start: int, end: int) -> bytes:
     return b"".join(chunks)
 
 
-def _refresh(key: str, fd: int, st: os.stat_result) -> _Parsed:
-    """The cached parse of the open session file, brought up to date by reading only new bytes."""
+def _refresh(key: str, fd: int, st: os.stat_result, max_lines: int, max_line_bytes: int) -> _Parsed:
+    """The cached parse of the open session file, brought up to date by reading only new bytes.
+
+    Raises ``StorageError`` when the file holds more than ``max_lines`` lines (counted before parsing)."""
     with _cache_lock:
         entry = _cache.get(key)
     if entry is not None:
@@ -252,17 +278,24 @@ def _refresh(key: str, fd: int, st: os.stat_result) -> _Parsed:
         entry = _Parsed(st.st_dev, st.st_ino)
     else:  # work on a copy of the mutable parts so a concurrent reader never sees a half update
         entry = _Parsed(entry.dev, entry.ino, entry.head, entry.consumed, entry.lines, list(entry.turns),
-                        list(entry.history), dict(entry.ids), list(entry.bad_lines))
+                        list(entry.history), dict(entry.ids), list(entry.bad_lines), entry.bad_count)
     data = _pread_all(fd, entry.consumed, st.st_size) if st.st_size > entry.consumed else b""
     end = data.rfind(b"\n") + 1
+    lines = entry.lines + data.count(b"\n", 0, end)
+    if lines > max_lines:
+        _forget(key)
+        raise StorageError(f"session file {os.path.basename(key)} has {lines:,} lines, over the limit of "
+                           f"{max_lines:,} turns (CTXNOTES_MAX_SESSION_TURNS); split or delete it")
     for raw in data[:end].split(b"\n")[:-1]:
         entry.lines += 1
         if not entry.head:
             entry.head = raw[:256]
-        turn = _parse_line(raw)
+        turn = _parse_line(raw, max_line_bytes)
         if turn is None:
             if raw.strip():
-                entry.bad_lines.append(entry.lines)
+                entry.bad_count += 1
+                if len(entry.bad_lines) < SHOWN_BAD_LINES:
+                    entry.bad_lines.append(entry.lines)
             continue
         entry.ids[turn["id"]] = len(entry.turns)
         entry.turns.append(turn)
@@ -279,8 +312,9 @@ def _refresh(key: str, fd: int, st: os.stat_result) -> _Parsed:
     with _cache_lock:
         _cache[key] = entry
         _cache.move_to_end(key)
-        # Bounded by count and by bytes parsed (a parsed turn takes a few times its bytes in memory).
-        while len(_cache) > CACHED_SESSIONS or (len(_cache) > 1 and sum(e.consumed for e in _cache.values())
+        # Bounded by count and by estimated memory; the newest parse is always kept (one session at
+        # its limits, 64 MiB and 20,000 lines, costs ~84 MiB).
+        while len(_cache) > CACHED_SESSIONS or (len(_cache) > 1 and sum(e.cost for e in _cache.values())
                                                 > CACHED_BYTES):
             _cache.popitem(last=False)
     return entry
@@ -359,12 +393,17 @@ class SessionStore:
     """
 
     def __init__(self, workspace_root: str | os.PathLike[str], *, max_turn_bytes: int | None = None,
-                 max_session_bytes: int | None = None, clock: Any = time.time) -> None:
+                 max_session_bytes: int | None = None, max_session_turns: int | None = None,
+                 clock: Any = time.time) -> None:
         self.root = Path(workspace_root).expanduser().resolve()
         self.folder = self.root / SESSIONS_DIR
         self.max_turn_bytes = max_turn_bytes or _env_int("CTXNOTES_MAX_TURN_BYTES", DEFAULT_MAX_TURN_BYTES)
         self.max_session_bytes = max_session_bytes or _env_int("CTXNOTES_MAX_SESSION_BYTES",
                                                                DEFAULT_MAX_SESSION_BYTES)
+        self.max_session_turns = max_session_turns or _env_int("CTXNOTES_MAX_SESSION_TURNS",
+                                                               DEFAULT_MAX_SESSION_TURNS)
+        # Reading skips lines longer than any turn this store (or one with the default limit) writes.
+        self._max_line_bytes = max(self.max_turn_bytes, DEFAULT_MAX_TURN_BYTES)
         self.clock = clock
         self._policy_checked = False
 
@@ -408,7 +447,7 @@ class SessionStore:
     def _parsed(self, session_id: str) -> _Parsed:
         session_id = check_session_id(session_id)
         with self._open_read(session_id) as (fd, st, key):
-            return _refresh(key, fd, st)
+            return _refresh(key, fd, st, self.max_session_turns, self._max_line_bytes)
 
     def turns(self, session_id: str, offset: int = 0, limit: int = 50,
               max_chars: int | None = None) -> TurnsPage:
@@ -434,7 +473,7 @@ class SessionStore:
             used += size
         end = start + len(page)
         return TurnsPage(session_id, total, start, page, end if end < total else None,
-                         entry.tail_bytes, entry.bad_lines[:50], _read_warnings(session_id, entry))
+                         entry.tail_bytes, list(entry.bad_lines), _read_warnings(session_id, entry))
 
     def history(self, session_id: str) -> list[dict[str, Any]]:
         """Every turn in the shape build_context's ``history`` takes: role, content, id, and timestamp,
@@ -509,7 +548,7 @@ class SessionStore:
         self._ensure_folder()
         path = self.folder / f"{session_id}{SUFFIX}"
         with self._locked_append(path, session_id) as (fd, st):
-            entry = _refresh(str(path), fd, st)
+            entry = _refresh(str(path), fd, st, self.max_session_turns, self._max_line_bytes)
             warnings = _read_warnings(session_id, entry)
             repaired = 0
             if entry.tail_bytes:
@@ -545,6 +584,10 @@ class SessionStore:
                 ids.append(turn_id)
                 position += 1
             data = b"".join(lines)
+            if entry.lines + len(lines) > self.max_session_turns:
+                raise InvalidInput(f"session {session_id} would grow to {entry.lines + len(lines):,} turns, over the "
+                                   f"limit of {self.max_session_turns:,} (CTXNOTES_MAX_SESSION_TURNS); continue in a new "
+                                   "session")
             if entry.consumed + len(data) > self.max_session_bytes:
                 raise InvalidInput(f"session {session_id} would grow to {entry.consumed + len(data)} bytes, over the "
                                    f"limit of {self.max_session_bytes} (CTXNOTES_MAX_SESSION_BYTES); prune it or "
@@ -702,9 +745,9 @@ def _read_warnings(session_id: str, entry: _Parsed) -> list[str]:
     if entry.tail_bytes:
         out.append(f"session {session_id}: ignored an incomplete last line ({entry.tail_bytes} bytes; an append "
                    "in progress, or one interrupted by a crash)")
-    if entry.bad_lines:
+    if entry.bad_count:
         shown = ", ".join(map(str, entry.bad_lines[:10]))
-        out.append(f"session {session_id}: skipped {len(entry.bad_lines)} line(s) that are not turns "
+        out.append(f"session {session_id}: skipped {entry.bad_count} line(s) that are not turns "
                    f"(line {shown}); fix or remove them by hand")
     return out
 
