@@ -106,12 +106,24 @@ def _names(root: Path) -> frozenset[str]:
 
 @dataclass(eq=False)
 class Target:
-    """One subscriber: a handshake-era session, or a listen stream (``session`` None: publish on the bus)."""
+    """One subscriber: a handshake-era session, or a listen stream (no session: publish on the bus).
+
+    The session (its connection) is held weakly: over HTTP the event loop outlives every session, so a
+    strong reference here would keep each closed session's connection and subscriptions forever."""
 
     loop: asyncio.AbstractEventLoop
     uris: set[str] = field(default_factory=set)
     wants_list: bool = False
-    session: Any = None
+    session_ref: weakref.ReferenceType[Any] | None = None
+
+    @property
+    def session(self) -> Any:
+        return self.session_ref() if self.session_ref is not None else None
+
+    @property
+    def gone(self) -> bool:
+        """The loop has closed, or the session this target notifies no longer exists."""
+        return self.loop.is_closed() or (self.session_ref is not None and self.session_ref() is None)
 
 
 class Watcher:
@@ -146,9 +158,14 @@ class Watcher:
         with self._lock:
             target = self._sessions.get(session)
             if target is None:
-                target = Target(asyncio.get_running_loop(), session=session)
+                target = Target(asyncio.get_running_loop(), session_ref=weakref.ref(session))
                 self._sessions[session] = target
                 self._targets.append(target)
+                # The connection's own teardown (documented for handler cleanup) drops the target as the session
+                # closes; the weak reference covers a connection that has no exit stack.
+                stack = getattr(session, "exit_stack", None)
+                if stack is not None:
+                    stack.callback(self.remove, target)
         self._start()
         return target
 
@@ -164,7 +181,7 @@ class Watcher:
 
     def _snapshot_targets(self) -> list[Target]:
         with self._lock:
-            live = [t for t in self._targets if not t.loop.is_closed()]
+            live = [t for t in self._targets if not t.gone]
             self._targets[:] = live
             return list(live)
 
@@ -223,11 +240,12 @@ class Watcher:
     def _deliver(self, targets: list[Target], updated: list[str], list_changed: bool) -> None:
         published: set[asyncio.AbstractEventLoop] = set()
         for t in targets:
-            if t.session is not None:
+            if t.session_ref is not None:
+                session = t.session
                 mine = [u for u in updated if u in t.uris]
                 send_list = list_changed and t.wants_list
-                if mine or send_list:
-                    self._call(t.loop, self._notify_session(t.session, mine, send_list))
+                if session is not None and (mine or send_list):
+                    self._call(t.loop, self._notify_session(session, mine, send_list))
             elif t.loop not in published:  # the bus filters per listen stream; publish once per loop
                 published.add(t.loop)
                 self._call(t.loop, self._publish(updated, list_changed))

@@ -105,3 +105,19 @@ async def test_subscriptions_are_bounded_per_session_in_count_and_uri_length(ser
             assert "already has 5 subscriptions" in str(err.value)
             await c.unsubscribe_resource("note://n0")
             await c.subscribe_resource("note://n5")      # room again
+
+
+async def test_a_closed_session_leaves_nothing_watched(server):
+    """Over HTTP the event loop outlives every session: a closed session's subscriptions (and its connection)
+    must go with it, or 3,000 open/subscribe/close sessions keep 3,000 targets watched for ever."""
+    import gc
+    watcher = server.live_watcher
+    for k in range(5):
+        async with Client(server, mode="legacy") as c:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # subscribe_resource is deprecated in the 2026 era
+                await c.subscribe_resource(f"note://n{k}")
+            assert len(watcher._targets) == 1 and watcher._targets[0].uris == {f"note://n{k}"}
+        assert watcher._targets == [], f"session {k} is still watched after it closed"
+    gc.collect()
+    assert len(watcher._sessions) == 0  # no connection kept alive by the watcher
