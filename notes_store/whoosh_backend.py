@@ -24,6 +24,7 @@ import os
 import secrets
 import shutil
 import threading
+from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from whoosh.scoring import BM25F
 from whoosh.util.numeric import byte_to_length, length_to_byte
 
 from .analysis import ANALYZER, QueryUnit
+from .bounded_cache import evict_oldest
 from .errors import StorageError
 from .index_build import BuildUnavailable, build_parallel
 from .ranking import FIELD, Ranker, read_ids
@@ -50,6 +52,8 @@ MAX_SEGMENTS = 12  # past this many small segments, the next commit merges them
 BUILD_BATCH = 5_000  # documents per writer while rebuilding: bounds the build's memory
 BUILD_LIMIT_MB = 64  # the writer's pool: past it, sorted runs go to disk (same speed here, half the peak)
 BUILD_ID_FILE = "build-id"
+FILTER_PARTS = 64  # search filter parts (a kind, type, tag or date span) kept as sets of document numbers,
+FILTER_PART_MEMBERS = 1_000_000  # and at most this many members in all (~86 MB); the newest part always stays
 PARALLEL_MIN = 2_000  # documents from which a rebuild runs in child processes (below: in this process)
 
 
@@ -85,7 +89,7 @@ class WhooshBackend:
         self._merge_next = False
         self._ranker = Ranker(folder=folder)
         self._search_lock = threading.Lock()
-        self._filter_parts: dict[tuple[Any, ...], set[int]] = {}  # filter part -> live docnums
+        self._filter_parts: OrderedDict[tuple[Any, ...], set[int]] = OrderedDict()  # filter part -> live docnums
         self._docnums: dict[str, int | None] = {}  # key -> docnum, for ``exclude``
         self._keys: dict[int, str] = {}  # docnum -> key, for hits (both learnt from the installed searcher)
         self._segment_keys: dict[str, dict[str, int | None]] = {}  # segment id -> key -> docnum in it
@@ -414,9 +418,10 @@ class WhooshBackend:
                 docs = set(searcher.docs_for_query(query))
                 if reader.has_deletions():
                     docs = {d for d in docs if not reader.is_deleted(d)}
-            if len(self._filter_parts) >= 64:
-                self._filter_parts.pop(next(iter(self._filter_parts)))
+            # Bounded by members too: each is ~86 bytes, and every distinct date span a client sends is
+            # a new part of up to every note (64 spans at 100k notes were ~0.5 GB).
             self._filter_parts[name] = docs
+            evict_oldest(self._filter_parts, len, FILTER_PART_MEMBERS, FILTER_PARTS)
         return docs
 
     # -- writing -------------------------------------------------------------

@@ -51,3 +51,25 @@ def test_a_snippet_kept_counts_its_query_terms_against_the_body_cache() -> None:
     assert bodies._chars <= bodies.max_chars
     kept_terms = sum(len(t) for item in bodies._items.values() for key in item.snippets for t in key)
     assert kept_terms <= bodies.max_chars     # before: 50 x 16 x 100 x 20 = 1.6M characters of keys kept
+
+
+def test_search_filter_parts_are_bounded_by_members(tmp_path, monkeypatch) -> None:
+    # Every distinct date span is a set of up to every note's number: 64 of them at 100k notes were ~0.5 GB.
+    from notes_store import whoosh_backend
+    monkeypatch.setattr(whoosh_backend, "FILTER_PART_MEMBERS", 100)
+    ws = open_workspace(tmp_path / "w")
+    try:
+        for k in range(40):
+            ws.notes.create(f"Deploy {k}", f"the deploy plan number {k}")
+        ws.flush()
+        for second in range(20):
+            found = ws.notes.search("deploy", limit=50, updated_after=f"2000-01-01T00:00:{second:02d}Z")
+            assert found.total == 40  # the answers are unchanged
+        parts = ws.search_backend._filter_parts  # type: ignore[attr-defined]
+        assert 1 <= len(parts) <= 3 and sum(len(v) for v in parts.values()) <= 100
+        # The newest part is kept even when it alone is over the bound.
+        monkeypatch.setattr(whoosh_backend, "FILTER_PART_MEMBERS", 10)
+        ws.notes.search("deploy", limit=5, updated_after="2000-01-02T00:00:00Z")
+        assert len(parts) == 1 and len(next(iter(parts.values()))) == 40
+    finally:
+        ws.close()
