@@ -10,6 +10,8 @@ from dataclasses import replace
 from typing import Any
 from collections.abc import Callable
 
+from notes_store.bounded_cache import with_call_memo
+
 from .gc_pause import without_collector
 from . import packets as P
 from .compress import Summarizer, extractive_shorten, shorten
@@ -44,6 +46,7 @@ Progress = Callable[[float, float, str], None]
 
 @without_collector
 @stoppable
+@with_call_memo
 def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
                   system_instructions: str | None = None, task_state: dict[str, Any] | str | None = None,
                   tool_results: list[dict[str, Any]] | None = None,

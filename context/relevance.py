@@ -39,7 +39,7 @@ def join_analysed(*parts: str) -> str:
     ends every token run (``TOKEN_RE`` matches neither it nor across it), and a term is made from
     one run alone. A turn whose content was already analysed then costs only its new parts."""
     text = "\n".join(parts)
-    if text not in _terms_cache:
+    if text not in _terms_cache and _terms_cache.recall(text) is None:
         _terms_cache.put(text, tuple(t for part in parts for t in terms_of(part)))
     return text
 

@@ -112,8 +112,10 @@ class TokenCounter:
         """Tokens of ``text`` (special-token strings count as ordinary text, like chat content)."""
         n: int | None = self._lookup(text, None)
         if n is None:
-            n = len(self.encoding.encode_ordinary(text))
-            self._cache.put(text, n)
+            n = self._cache.recall(text)
+            if n is None:
+                n = len(self.encoding.encode_ordinary(text))
+                self._cache.put(text, n)
         return n
 
     def count_many(self, texts: Iterable[str]) -> list[int]:

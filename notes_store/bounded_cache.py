@@ -8,6 +8,11 @@ when either bound is reached. Values are derived from their keys (terms, counts,
 memory follows the keys'.
 
 Reads take no lock (a ``dict`` lookup is atomic in CPython); writes and evictions take one.
+
+Within one call (``call_memo``) nothing computed is computed twice: a call whose own texts are more
+than a cache holds (a 16 MiB history, against 4M characters) would otherwise evict each text before
+its next use, and every stage would analyse every turn again (5 times, 31 s of CPU for 4 MB of
+fresh words). What the call computes stays in a per-call memo until it returns.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import wraps
 from typing import Any, Generic, TypeVar
 
@@ -39,6 +46,32 @@ HISTORY_STATE_CHARS = 32_000_000
 # Every cache made, so that a test (or a memory report) can check each stays within its bounds.
 ALL_CACHES: weakref.WeakSet[BoundedCache[Any, Any]] = weakref.WeakSet()
 
+# The running call's memo: cache id -> {key: value} of what the call computed (None outside a call).
+_CALL_MEMO: ContextVar[dict[int, dict[Any, Any]] | None] = ContextVar("ctxnotes_call_memo", default=None)
+
+
+@contextmanager
+def call_memo() -> Iterator[None]:
+    """Within the block, every value a ``BoundedCache`` computes stays available until the block ends,
+    whatever the cache evicts meanwhile (bounded by the call's own input). Nested blocks share one memo."""
+    if _CALL_MEMO.get() is not None:
+        yield
+        return
+    token = _CALL_MEMO.set({})
+    try:
+        yield
+    finally:
+        _CALL_MEMO.reset(token)
+
+
+def with_call_memo(function: Callable[..., R]) -> Callable[..., R]:
+    """``function`` run inside ``call_memo``."""
+    @wraps(function)
+    def call(*args: Any, **kwargs: Any) -> R:
+        with call_memo():
+            return function(*args, **kwargs)
+    return call
+
 
 class BoundedCache(Generic[K, V]):
     """``key -> value``, at most ``max_entries`` entries whose sizes add up to at most ``max_size``
@@ -60,7 +93,18 @@ class BoundedCache(Generic[K, V]):
     def get(self, key: K) -> V | None:
         return self._items.get(key)
 
+    def recall(self, key: K, default: Any = None) -> Any:
+        """After a miss: the value the running call computed for ``key`` (``call_memo``), or ``default``."""
+        memo = _CALL_MEMO.get()
+        if memo is None:
+            return default
+        mine = memo.get(id(self))
+        return default if mine is None else mine.get(key, default)
+
     def put(self, key: K, value: V) -> None:
+        memo = _CALL_MEMO.get()
+        if memo is not None:
+            memo.setdefault(id(self), {})[key] = value
         size = self._size_of(key)
         if size > self.max_size // 4:
             return
@@ -77,14 +121,18 @@ class BoundedCache(Generic[K, V]):
 
     def get_or_compute(self, key: K, compute: Callable[[], V]) -> V:
         found = self._items.get(key, _MISSING)
-        if found is not _MISSING:
-            value: V = found
-            return value
-        value = compute()
-        self.put(key, value)
+        if found is _MISSING:
+            found = self.recall(key, _MISSING)
+            if found is _MISSING:
+                found = compute()
+                self.put(key, found)
+        value: V = found
         return value
 
     def clear(self) -> None:
+        memo = _CALL_MEMO.get()
+        if memo is not None:  # values that depend on state being reset (proximity's word codes) go too
+            memo.pop(id(self), None)
         with self._lock:
             self._items.clear()
             self._sizes.clear()
@@ -122,11 +170,12 @@ def cached_by_size(max_size: int, max_entries: int) -> Callable[[Callable[[str],
         @wraps(function)
         def call(text: str) -> R:
             found = lookup(text, _MISSING)
-            if found is not _MISSING:
-                hit: R = found
-                return hit
-            result = function(text)
-            cache.put(text, result)
+            if found is _MISSING:
+                found = cache.recall(text, _MISSING)
+                if found is _MISSING:
+                    found = function(text)
+                    cache.put(text, found)
+            result: R = found
             return result
         call.cache = cache  # type: ignore[attr-defined]
         return call

@@ -118,3 +118,51 @@ def test_the_analyses_kept_of_whole_histories_are_bounded_in_characters(monkeypa
     for kept in (relevance._corpora, links._states, turn_cache.HISTORY_CACHE._items):
         assert len(kept) == 1, kept
     assert all(t.startswith("history 2 ") for c in relevance._corpora.values() for t in c.texts)
+
+
+def test_within_a_call_nothing_computed_is_computed_again() -> None:
+    """A call's own texts may be more than a cache holds: inside ``call_memo`` an evicted value is
+    recalled, not computed again; outside it, the cache alone decides."""
+    from notes_store.bounded_cache import call_memo
+    cache: BoundedCache[str, int] = BoundedCache(max_size=60, max_entries=100)
+    computed: list[str] = []
+
+    def value(key: str) -> int:
+        return cache.get_or_compute(key, lambda: computed.append(key) or len(key))
+
+    keys = [f"text number {i:02d}" for i in range(6)]   # 14 characters each: the cache keeps four
+    with call_memo():
+        for _ in range(3):
+            assert [value(k) for k in keys] == [14] * 6
+        assert cache.recall(keys[0]) == 14 and keys[0] not in cache
+        cache.clear()   # state the values depend on was reset: the memo forgets them too
+        assert cache.recall(keys[0]) is None
+    assert computed == keys
+    assert cache.recall(keys[0]) is None     # no memo outside a call
+    for _ in range(2):
+        [value(k) for k in keys]
+    assert len(computed) == 6 + 12
+
+
+def test_build_context_analyses_each_turn_once_even_when_the_history_outgrows_the_caches(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A history bigger than the text caches (16 MiB may be sent, they hold 4M characters): each stage used
+    to find every turn evicted by the stage before and analysed it again, ~5 times in all."""
+    from context import relevance
+    for cache in list(ALL_CACHES):
+        cache.clear()
+    monkeypatch.setattr(relevance._terms_cache, "max_size", 20_000)
+    calls: list[str] = []
+    original = relevance.index_terms
+
+    def counting(text: str) -> list[str]:
+        calls.append(text)
+        return original(text)
+
+    monkeypatch.setattr(relevance, "index_terms", counting)
+    rnd = random.Random(11)
+    history = [{"role": "user" if k % 2 else "assistant",
+                "content": " ".join(f"w{rnd.randrange(10**6)}" for _ in range(300))} for k in range(40)]
+    build_context("what about w12 and w99?", history=history, max_tokens=1000)
+    turns = [t["content"] for t in history]
+    assert sum(1 for c in calls if c in turns) == len(turns)
