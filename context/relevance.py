@@ -385,7 +385,7 @@ def _attribute_scores(query: str, scorer: LexicalScorer, weights: dict[str, floa
 
 # An English comparative or superlative in the query ("older", "tallest") also finds its base ("is 41
 # years old", "5 foot 10 tall") at this weight, where the history holds the base: inflection, as
-# stemming is (Porter2 leaves "older" whole), not a list of meanings.
+# stemming is (the English stemmer leaves "older" whole), not a list of meanings.
 COMPARATIVE_WEIGHT = 0.5
 _WORD_RE = re.compile(r"[a-z]+")
 

@@ -1,7 +1,7 @@
 """Text analysis shared by the index and the context builder: pure functions, no search engine.
 
 Text is folded with NFKC first (full-width ``ｄｅｐｌｏｙ`` is ``deploy``, ``①`` is ``1``).
-English words are lower-cased, stop-word filtered and stemmed (Porter2). Runs of CJK
+English words are lower-cased, stop-word filtered and stemmed (Snowball English, PyStemmer). Runs of CJK
 characters have no spaces between words, so they are indexed as overlapping character
 bigrams plus single characters: a word such as ``重构`` is then found inside
 ``已完成数据模型层的重构`` with no dictionary to load (jieba costs ~1 s to load and ~9 ms per
@@ -14,6 +14,7 @@ The Whoosh adapter (``ANALYZER``) lives in ``whoosh_analyzer`` and wraps ``analy
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,8 +26,10 @@ if TYPE_CHECKING:  # the adapter is imported on first use (see __getattr__ below
     from .whoosh_analyzer import MixedTokenizer as MixedTokenizer
     from .whoosh_analyzer import make_analyzer as make_analyzer
 
-# The stemming algorithm is a pure function (it imports only ``re``); no index code is loaded.
-from whoosh.lang.porter2 import stem as _porter2_stem
+# The Snowball project's own English stemmer (Porter2's successor), in C: ~1.4 us a word against
+# ~8 us for Whoosh's pure-Python Porter2, which was most of the CPU of a cold build over a long history
+# of new words. Stemmer objects are not thread-safe: one per thread.
+import Stemmer
 
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 # Pictographs, dingbats and symbols that people use as words (🚀, ✅, ☕); variation selectors,
@@ -48,9 +51,9 @@ def is_cjk(term: str) -> bool:
 
 
 def stem_word(word: str) -> str:
-    """English stemming (Porter2: ``running`` -> ``run``); other scripts pass through.
+    """English stemming (Snowball English: ``running`` -> ``run``); other scripts pass through.
 
-    A number is its own stem (Porter2's rules all end in letters) and is not cached: a history's
+    A number is its own stem (the rules all end in letters) and is not cached: a history's
     ids, times and amounts are mostly distinct and would push the words out of the cache. Nor is a
     word longer than CACHED_WORD_CHARS (a run of letters a client sent, not a word of a language),
     so the cache holds at most 50,000 x 40 characters.
@@ -58,17 +61,27 @@ def stem_word(word: str) -> str:
     if word.isdigit() and word.isascii():
         return word
     if len(word) > CACHED_WORD_CHARS:
-        stemmed: str = _porter2_stem(word)
+        stemmed: str = _snowball_stem(word)
         return stemmed
     return _stem_cached(word)
 
 
 CACHED_WORD_CHARS = 40
+_stemmers = threading.local()
+
+
+def _snowball_stem(word: str) -> str:
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:
+        stemmer = _stemmers.english = Stemmer.Stemmer("english")
+        stemmer.maxCacheSize = 0  # its own cache is bounded by count only; ours decide what is kept
+    stemmed: str = stemmer.stemWord(word)
+    return stemmed
 
 
 @lru_cache(maxsize=50_000)
 def _stem_cached(word: str) -> str:
-    stemmed: str = _porter2_stem(word)
+    stemmed: str = _snowball_stem(word)
     return stemmed
 
 

@@ -170,7 +170,7 @@ HOLD_AND_DIE = textwrap.dedent("""
     ws.notes.create("from the doomed process", "doomed words")
     held = ws.lock.hold()
     held.__enter__()                           # the workspace flock ...
-    writer = ws._index._ix.writer()            # ... and Whoosh's WRITELOCK, mid-write
+    writer = ws._index._ix.writer(timeout=20.0)  # ... and Whoosh's WRITELOCK, mid-write (after our own commit)
     writer.add_document(key="notes/ghost.md", kind="note", type="general", tags="", updated=0.0,
                         text="ghost", meta="{}")
     print("locked", flush=True)
