@@ -53,6 +53,9 @@ MAX_TURN_ID_CHARS = 128
 MAX_NAME_CHARS = 256
 LOCK_TIMEOUT_S = 30.0
 CACHED_SESSIONS = 32
+# Bytes of session files one listing parses to count their turns (parses already cached cost nothing): a
+# page of 1,000 maximal sessions would otherwise read 64 GB. The rest are listed as "turns not counted".
+LIST_PARSE_BYTES = 64 * 1024 * 1024
 CACHED_BYTES = 160 * 1024 * 1024     # estimated memory of all kept parses: bytes read + LINE_COST per line
 LINE_COST = 1024                     # measured ~880 bytes per parsed turn beyond its text (turn, history, id)
 SHOWN_BAD_LINES = 50                 # bad line numbers kept (and shown); the rest are only counted
@@ -101,14 +104,20 @@ class SessionInfo:
     """One session in a listing."""
 
     id: str
-    turns: int
+    turns: int | None                # None: not counted (``problem`` says why)
     bytes: int
     updated_at: str
     uri: str
-    problem: str | None = None       # unreadable file (a link, a FIFO, too large)
+    problem: str | None = None       # unreadable file (a link, a FIFO, too large), or turns not counted
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
+
+    def line(self, with_bytes: bool = False) -> str:
+        """``- id: N turns[, B bytes], updated T[ (problem)]``: one line of a listing."""
+        turns = "turns not counted" if self.turns is None else f"{self.turns} turns"
+        size = f", {self.bytes} bytes" if with_bytes else ""
+        return f"- {self.id}: {turns}{size}, updated {self.updated_at}" + (f" ({self.problem})" if self.problem else "")
 
 
 @dataclass
@@ -320,6 +329,14 @@ def _refresh(key: str, fd: int, st: os.stat_result, max_lines: int, max_line_byt
     return entry
 
 
+def _unparsed_bytes(key: str, st: os.stat_result) -> int:
+    """Bytes of the file ``key`` (with stat ``st``) that reading it would parse: what the cache lacks."""
+    entry = _cache.get(key)
+    if entry is not None and (entry.dev, entry.ino) == (st.st_dev, st.st_ino) and st.st_size >= entry.consumed:
+        return st.st_size - entry.consumed
+    return st.st_size
+
+
 def _forget(key: str) -> None:
     with _cache_lock:
         _cache.pop(key, None)
@@ -512,9 +529,17 @@ class SessionStore:
             found.append((st.st_mtime_ns, e.name[: -len(SUFFIX)], st))
         found.sort(key=lambda f: (-f[0], f[1]))
         out: list[SessionInfo] = []
+        budget = LIST_PARSE_BYTES
         for mtime_ns, sid, st in found[offset:offset + limit]:
             updated = datetime.fromtimestamp(mtime_ns / 1e9, timezone.utc).isoformat(timespec="seconds")
-            info = SessionInfo(sid, 0, st.st_size, updated, f"session://{sid}")
+            info = SessionInfo(sid, None, st.st_size, updated, f"session://{sid}")
+            pending = _unparsed_bytes(str(self.folder / f"{sid}{SUFFIX}"), st)
+            if pending > budget:
+                info.problem = (f"turns not counted: one listing parses at most {LIST_PARSE_BYTES >> 20} MiB of "
+                                f"session files; read session://{sid} for its turns")
+                out.append(info)
+                continue
+            budget -= pending
             try:
                 info.turns = len(self._parsed(sid).turns)
             except (InvalidInput, StorageError) as exc:

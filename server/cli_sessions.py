@@ -182,8 +182,7 @@ def cmd_list(args: argparse.Namespace, _ws: Any) -> tuple[Any, str]:
     total, infos = _store(args).list(limit=args.limit, offset=args.offset)
     rows = [i.to_dict() for i in infos]
     lines = [f"{total} session(s)"]
-    lines += [f"- {i.id}: {i.turns} turns, {i.bytes} bytes, updated {i.updated_at}"
-              + (f" ({i.problem})" if i.problem else "") for i in infos]
+    lines += [i.line(with_bytes=True) for i in infos]
     return {"total": total, "sessions": rows}, "\n".join(lines)
 
 

@@ -124,8 +124,7 @@ def register_admin(server: MCPServer, handle: Any, limits: Limits | None = None)
         if action == "list":
             total, infos = store.list(limit=100)
             rows = [i.to_dict() for i in infos]
-            lines = [f"- {i.id}: {i.turns} turns, updated {i.updated_at}" + (f" ({i.problem})" if i.problem else "")
-                     for i in infos]
+            lines = [i.line() for i in infos]
             head = f"{total} session(s)" + ("; the 100 most recent:" if total > 100 else ":" if total else "")
             return Reply("\n".join([head] + lines), {"action": action, "total": total, "sessions": rows})
         if action == "delete":

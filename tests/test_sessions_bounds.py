@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,21 @@ def test_the_parse_cache_is_bounded_by_memory_not_only_file_bytes(tmp_path, monk
     kept = list(sessions._cache.values())
     assert len(kept) == 2 and sum(e.cost for e in kept) <= 2_500_000
     assert all(e.cost >= e.consumed + 1000 * sessions.LINE_COST for e in kept)
+
+
+def test_a_listing_parses_a_bounded_number_of_bytes_and_counts_the_rest_later(tmp_path, monkeypatch):
+    # 1,000 sessions of 64 MiB would be 64 GB read by one listing; each call parses at most LIST_PARSE_BYTES.
+    paths = [_write(tmp_path, f"s{n}", [_turn(i) for i in range(100)]) for n in range(3)]
+    for n, path in enumerate(paths):  # s0 newest: listed first
+        os.utime(path, ns=(10**18 - n * 10**9, 10**18 - n * 10**9))
+    size = paths[0].stat().st_size
+    monkeypatch.setattr(sessions, "LIST_PARSE_BYTES", size * 3 // 2)
+    store = SessionStore(tmp_path)
+    total, infos = store.list()
+    assert total == 3 and [i.turns for i in infos] == [100, None, None]
+    assert "turns not counted" in (infos[1].problem or "") and "session://s1" in (infos[1].problem or "")
+    assert "turns" not in infos[1].to_dict() and "turns not counted" in infos[1].line()
+    _, infos = store.list()  # s0's parse is kept: this call counts s1
+    assert [i.turns for i in infos] == [100, 100, None]
+    _, infos = store.list()
+    assert [i.turns for i in infos] == [100, 100, 100] and all(i.problem is None for i in infos)
