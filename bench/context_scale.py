@@ -13,9 +13,7 @@ import argparse
 import statistics
 import sys
 import time
-from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from bench.devsets.statement_logs import generate_log
 from context import build_context
@@ -56,7 +54,7 @@ def workspace_latency(notes: int, runs: int, scratch: Path) -> int:
         # Python datetimes (the turn cache takes str/None values only, so every call gathers every turn),
         # then the same turns as an MCP client sends them: ISO strings, which the turn cache keeps.
         for label, hist in (("datetime timestamps", history), ("ISO-string timestamps, as JSON sends them",
-                                                               [_as_sent(t) for t in history])):
+                                                               [C.as_sent(t) for t in history])):
             times = []
             for q in (questions * (runs // len(questions) + 2))[:runs + 1]:
                 t0 = time.perf_counter()
@@ -69,12 +67,6 @@ def workspace_latency(notes: int, runs: int, scratch: Path) -> int:
     finally:
         ws.close()
     return 0
-
-
-def _as_sent(turn: dict[str, Any]) -> dict[str, Any]:
-    """The turn as JSON carries it: a ``datetime`` timestamp as an ISO 8601 string."""
-    stamp = turn.get("timestamp")
-    return dict(turn, timestamp=stamp.isoformat()) if isinstance(stamp, datetime) else turn
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -286,3 +286,12 @@ def locomo_history(data: Path, turns: int = 600) -> tuple[list[dict[str, Any]], 
 def iter_update_texts(count: int) -> Iterator[str]:
     for i in range(count):
         yield f"Updated by the benchmark, round {i} ({time.time_ns()}): 基准测试更新 {i}."
+
+
+def as_sent(turn: dict[str, Any]) -> dict[str, Any]:
+    """The turn as JSON carries it (an MCP client's history): a ``datetime`` timestamp as an ISO 8601 string.
+
+    The turn cache keeps str/None values only, so a history of Python datetimes measures the uncached
+    gather path, and one of strings the path a client's calls take."""
+    stamp = turn.get("timestamp")
+    return dict(turn, timestamp=stamp.isoformat()) if isinstance(stamp, datetime) else turn

@@ -139,18 +139,27 @@ def evaluate(ds: DevSet, budgets: tuple[int, ...], methods: tuple[str, ...] = ME
     return {"means": means, "per_cat": per_cat, "over_budget": over}
 
 
-def timing(turns: int = 600, budget: int = 2000, runs: int = 40, data: Path = DEFAULT_LOCOMO) -> Timing:
+def timing(turns: int = 600, budget: int = 2000, runs: int = 40, data: Path = DEFAULT_LOCOMO,
+           as_json: bool = False) -> Timing:
     """build_context latency with a ``turns``-turn history (conv-26, or a generated log without it,
     extended by repeating it with distinct suffixes): first call on a new history; the same history
-    asked different questions; an agent loop where the history grows by one turn per call."""
+    asked different questions; an agent loop where the history grows by one turn per call.
+
+    ``as_json``: timestamps as ISO strings, as an MCP client sends them (the turn cache keeps those);
+    otherwise Python datetimes, which bypass it. Each shape has its own suffixes, so both first calls
+    are on texts never seen."""
+    from bench.corpus import as_sent
     if data.is_file():
         conv = load_locomo(data)
     else:
         from bench.devsets.statement_logs import generate_log
         conv = generate_log("en", 1)
     history, questions = conv.history, conv.questions
-    long = [dict(t, content=f"{t['content']} ({k})" if k else t["content"], id=f"{t['id']}#{k}")
+    mark = "[{}]" if as_json else "({})"
+    long = [dict(t, content=f"{t['content']} {mark.format(k)}" if k or as_json else t["content"], id=f"{t['id']}#{k}")
             for k in range(turns // len(history) + 2) for t in history]
+    if as_json:
+        long = [as_sent(t) for t in long]
     t0 = time.perf_counter()
     build_context(questions[0]["question"], history=long[:turns], max_tokens=budget)
     first = (time.perf_counter() - t0) * 1000
@@ -232,13 +241,16 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{'':<31}{name:<15}" + "".join(f"{statistics.mean(by_b[b]):>8.3f}" for b in budgets))
     print(f"outputs over budget: {over_total}")
     if not args.no_timing:
-        t = timing(data=args.data)
-        print(f"build_context latency, {t['turns']}-turn history, {t['budget']}-token budget, {t['runs']} runs each:")
-        print(f"  first call on a new {t['turns']}-turn history:  {t['first_ms']:.1f} ms")
-        print(f"  same history, new questions:          median {t['same_median_ms']:.1f} ms, "
-              f"p95 {t['same_p95_ms']:.1f} ms")
-        print(f"  history growing one turn per call:    median {t['growing_median_ms']:.1f} ms, "
-              f"p95 {t['growing_p95_ms']:.1f} ms")
+        for as_json, shape in ((True, "ISO-string timestamps, as JSON sends them"),
+                               (False, "Python datetime timestamps: the uncached gather path")):
+            t = timing(data=args.data, as_json=as_json)
+            print(f"build_context latency, {t['turns']}-turn history ({shape}), {t['budget']}-token budget, "
+                  f"{t['runs']} runs each:")
+            print(f"  first call on a new {t['turns']}-turn history:  {t['first_ms']:.1f} ms")
+            print(f"  same history, new questions:          median {t['same_median_ms']:.1f} ms, "
+                  f"p95 {t['same_p95_ms']:.1f} ms")
+            print(f"  history growing one turn per call:    median {t['growing_median_ms']:.1f} ms, "
+                  f"p95 {t['growing_p95_ms']:.1f} ms")
     return 0
 
 
