@@ -17,7 +17,7 @@ from typing import Any
 
 from . import packets as P
 from notes_store.sessions import MAX_NAME_CHARS, is_short_line
-from notes_store.bounded_cache import TEXT_CACHE_CHARS, cached_by_size
+from notes_store.bounded_cache import TEXT_CACHE_CHARS, BoundedCache, cached_by_size
 from notes_store.timestamps import NotATime, to_naive_utc
 
 from .errors import ContextError
@@ -127,11 +127,37 @@ def gather_history_cached(history: list[dict[str, Any]] | None) -> CachedHistory
                            f"per call: pass the most recent ones (and a summary of the rest as task_state)")
     # One role (a log, a notebook), or every turn naming its speaker, each name in one role (a transcript):
     # HISTORY_CACHE turns show_role off, a role on every line says nothing.
-    return HISTORY_CACHE.gather(history, _turn_packet)
+    # A bypassed build (the reference tests compare with) makes every packet anew.
+    return HISTORY_CACHE.gather(history, _build_turn_packet if HISTORY_CACHE.is_bypassed else _turn_packet)
+
+
+_TURN_KEYS = ("content", "role", "timestamp", "id", "name", "tool_call_id")
+# Packets of turns by their values, whatever their position: an agent that keeps a sliding window of the
+# last N turns sends a history no earlier history is a prefix of (the turn cache's reuse), yet every turn
+# but the newest was seen. Only str/None values (``1 == 1.0 == True`` would let different ids match).
+_TURN_TEMPLATES: BoundedCache[tuple[Any, ...], Packet] = BoundedCache(
+    TEXT_CACHE_CHARS, MAX_HISTORY_TURNS, size=lambda key: len(key[0]) + 64)
 
 
 def _turn_packet(turn: Any, i: int) -> Packet:
     """The packet of ``history[i]``, validated (a bad turn raises ContextError saying which and why)."""
+    if type(turn) is dict:
+        key = tuple(map(turn.get, _TURN_KEYS))
+        if all(v is None or type(v) is str for v in key):
+            template = _TURN_TEMPLATES.lookup(key, None)
+            if template is None:
+                template = _build_turn_packet(turn, i)
+                _TURN_TEMPLATES.put(key, template)
+            packet: Packet = object.__new__(Packet)
+            packet.__dict__ = template.__dict__.copy()
+            packet.position = i
+            if not key[3]:  # an id-less turn is named by its position
+                packet.id = f"turn-{i}"
+            return packet
+    return _build_turn_packet(turn, i)
+
+
+def _build_turn_packet(turn: Any, i: int) -> Packet:
     if not isinstance(turn, dict):
         raise ContextError(f"history[{i}] must be a dict with 'role' and 'content', got {type(turn).__name__}")
     content = turn.get("content")

@@ -148,6 +148,11 @@ class HistoryCache:
         finally:
             self._local.bypass = before
 
+    @property
+    def is_bypassed(self) -> bool:
+        """Whether this thread is inside ``bypassed()``."""
+        return bool(getattr(self._local, "bypass", False))
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()

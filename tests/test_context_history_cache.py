@@ -197,3 +197,19 @@ def test_a_transcript_whose_turns_name_their_speakers_spends_no_tokens_on_roles(
     named = copy.deepcopy(transcript)
     named[1] = {"role": "assistant", "name": "bot", "content": "pottery day 1"}
     assert _lines(named, cached)[1] == "assistant (bot): pottery day 1"
+
+
+def test_a_sliding_window_of_turns_builds_exactly_what_the_uncached_history_builds() -> None:
+    """An agent that keeps the last N turns sends histories no earlier one is a prefix of: their turns'
+    packets are reused by value (gather._TURN_TEMPLATES), with the position and id-less turns' ids of
+    where each turn now stands."""
+    from context import gather
+    gather._TURN_TEMPLATES.clear()
+    every = turns(260)
+    for k in (0, 1, 2, 7, 40):
+        window = every[k:k + 200]
+        for fmt in ("text", "messages"):
+            got = build_context("what about the backfill and the quota?", history=window, max_tokens=1500,
+                                format=fmt).to_dict()
+            assert got == uncached("what about the backfill and the quota?", window, max_tokens=1500, format=fmt)
+    assert len(gather._TURN_TEMPLATES) >= 240   # the turns were kept by value, not per history
