@@ -48,6 +48,11 @@ ALL_CACHES: weakref.WeakSet[BoundedCache[Any, Any]] = weakref.WeakSet()
 
 # The running call's memo: cache id -> {key: value} of what the call computed (None outside a call).
 _CALL_MEMO: ContextVar[dict[int, dict[Any, Any]] | None] = ContextVar("ctxnotes_call_memo", default=None)
+# What one call's memo keeps per cache, in the cache's size units (characters): the 16 MiB a call may send,
+# and again as much. Keys a call builds (growing joins of one document's sentences) could otherwise add
+# up to the square of its input.
+CALL_MEMO_SIZE = 32_000_000
+_MEMO_SIZE = -1   # the key under which a cache's memo counts its size
 
 
 @contextmanager
@@ -102,10 +107,13 @@ class BoundedCache(Generic[K, V]):
         return default if mine is None else mine.get(key, default)
 
     def put(self, key: K, value: V) -> None:
+        size = self._size_of(key)
         memo = _CALL_MEMO.get()
         if memo is not None:
-            memo.setdefault(id(self), {})[key] = value
-        size = self._size_of(key)
+            mine = memo.setdefault(id(self), {_MEMO_SIZE: 0})
+            if mine[_MEMO_SIZE] + size <= CALL_MEMO_SIZE:
+                mine[key] = value
+                mine[_MEMO_SIZE] += size
         if size > self.max_size // 4:
             return
         with self._lock:

@@ -166,3 +166,41 @@ def test_build_context_analyses_each_turn_once_even_when_the_history_outgrows_th
     build_context("what about w12 and w99?", history=history, max_tokens=1000)
     turns = [t["content"] for t in history]
     assert sum(1 for c in calls if c in turns) == len(turns)
+
+
+def test_a_calls_memo_keeps_a_bounded_size_per_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys a call builds itself (growing joins of a document's sentences) could add up to the square of
+    its input: the memo stops keeping them past CALL_MEMO_SIZE (a 150 KB document kept 620 MB before)."""
+    from notes_store import bounded_cache
+    from notes_store.bounded_cache import call_memo
+    monkeypatch.setattr(bounded_cache, "CALL_MEMO_SIZE", 100)
+    cache: BoundedCache[str, int] = BoundedCache(max_size=40, max_entries=100)
+    with call_memo():
+        for i in range(10):
+            cache.put(f"key number {i:03d}", i)        # 14 characters each: 7 fit the memo's 100
+        kept = [i for i in range(10) if cache.recall(f"key number {i:03d}") is not None]
+    assert kept == list(range(7))
+
+
+def test_shortening_one_long_document_counts_each_sentence_once() -> None:
+    """Shortening joined the kept sentences and counted them again for every sentence tried: 20,000
+    sentences under a 40,000-token budget took 94 s of CPU. Now the counts are added up and checked once."""
+    from context import compress
+    from context.tokens import TokenCounter
+    counted: list[str] = []
+    counter = TokenCounter()
+    real = counter.count
+
+    def count(text: str) -> int:
+        counted.append(text)
+        return real(text)
+
+    counter.count = count  # type: ignore[method-assign]
+    sentences = [f"Deploy item {i} is ready." for i in range(3000)]
+    text = " ".join(sentences)
+    out = compress.extractive_shorten(text, ["deploy", "item"], 4000, counter)
+    assert out is not None and real(out) <= 4000 and "[…]" in out
+    assert sum(len(t) for t in counted) < 4 * len(text)   # about the text once, not once per sentence tried
+    for budget in (5, 40, 333):                            # exact at every budget, never over
+        got = compress.extractive_shorten(text, ["item"], budget, counter)
+        assert got is None or real(got) <= budget
