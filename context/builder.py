@@ -16,7 +16,7 @@ from .gc_pause import without_collector
 from . import packets as P
 from .compress import Summarizer, extractive_shorten, shorten
 from .errors import ContextError
-from .gather import (Gathered, check_input_size, gather_documents, gather_evidence, gather_history_cached,
+from .gather import (Gathered, check_input_items, check_input_size, gather_documents, gather_evidence, gather_history_cached,
                      gather_task_state,
                      gather_tool_results, gather_tools)
 from .packets import Packet
@@ -39,6 +39,7 @@ MIN_MAX_TOKENS = 64
 MAX_QUERY_CHARS = 32_000
 # History rows in `dropped` beyond this many (lowest scores) are only counted in `sources`.
 MAX_DROPPED_HISTORY_ROWS = 25
+MAX_DROPPED_OTHER_ROWS = 200   # documents, tool results, notes, memories, tools: best first, the rest counted
 TOP_UP_ATTEMPTS = 24
 
 Progress = Callable[[float, float, str], None]
@@ -86,11 +87,13 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
     hist = gathered_history.packets
     if hist and " ".join(hist[-1].content.split()) == " ".join(g.query.split()):
         hist = hist[:-1]  # the caller also put the query in history; it is shown once, as the task
+    check_input_items(tool_results, documents, tools)
     given = gather_task_state(task_state) + gather_tool_results(tool_results) + gather_documents(documents)
     g.candidates = hist + given
-    # The history's size is kept by the history cache (the query turn dropped above is counted too: harmless).
-    check_input_size(given, already=gathered_history.text_bytes())
     g.tools = gather_tools(tools)
+    # The history's size is kept by the history cache (the query turn dropped above is counted too: harmless).
+    # System instructions and tool schemas are text the caller sends as well.
+    check_input_size(given + g.tools, already=gathered_history.text_bytes() + len(g.system.encode("utf-8", "replace")))
     evidence_limit = max(8, min(50, budget // 80))
     g.candidates += gather_evidence(evidence, g.query, evidence_limit, include_notes=include_notes,
                                     include_memory=include_memory, note_types=note_types, tags=tags,
@@ -351,12 +354,17 @@ def _result(fmt: str, query_type: str, tokens: int, budget: int, lay: Layout, ch
     for i, d in enumerate(dropped):
         (hist_dropped if d[0].source == P.HISTORY else others).append(i)
     shown = heapq.nlargest(MAX_DROPPED_HISTORY_ROWS, hist_dropped, key=lambda i: dropped[i][0].score)
-    order = sorted(others + shown, key=lambda i: (-dropped[i][0].score, i))
+    shown_others = (others if len(others) <= MAX_DROPPED_OTHER_ROWS else
+                    heapq.nlargest(MAX_DROPPED_OTHER_ROWS, others, key=lambda i: (dropped[i][0].score, -i)))
+    order = sorted(shown_others + shown, key=lambda i: (-dropped[i][0].score, i))
     for i in order:
         p, reason = dropped[i]
         row = p.report()
         row["reason"] = reason
         res.dropped.append(row)
+    if len(others) > len(shown_others):
+        res.warnings.append(f"{len(others) - len(shown_others)} more dropped items (lower scores) are not listed "
+                            f"in 'dropped'; see 'sources'")
     extra_history = len(hist_dropped) - len(shown)
     if extra_history:
         res.warnings.append(f"{extra_history} more dropped history turns (lower scores) are not listed "

@@ -28,7 +28,8 @@ from .turn_cache import HISTORY_CACHE, CachedHistory
 HISTORY_ROLES = ("user", "assistant", "system", "tool")
 # Per call: beyond these the caller should summarise or page (the work grows with the input).
 MAX_HISTORY_TURNS = 20_000
-MAX_INPUT_BYTES = 16 * 1024 * 1024   # all history, documents, tool results and task state together
+MAX_INPUT_BYTES = 16 * 1024 * 1024   # all history, documents, tool results, task state, system and tools
+MAX_INPUT_ITEMS = 5_000              # documents, tool results and tools together
 
 
 @dataclass
@@ -253,6 +254,15 @@ def gather_tools(tools: list[dict[str, Any]] | None) -> list[Packet]:
     return out
 
 
+def check_input_items(*lists: list[Any] | None) -> None:
+    """Refuse more than MAX_INPUT_ITEMS documents, tool results and tools in one call: each is a packet
+    scored, laid out and reported, so their number costs work whatever their size."""
+    n = sum(len(items) for items in lists if isinstance(items, (list, tuple)))
+    if n > MAX_INPUT_ITEMS:
+        raise ContextError(f"{n:,} documents, tool results and tools in one call; at most {MAX_INPUT_ITEMS:,} "
+                           f"are accepted: pass the relevant ones, or join small ones into one document")
+
+
 def check_input_size(candidates: list[Packet], already: int = 0) -> None:
     """Refuse a call whose caller-given text (``already`` bytes counted, e.g. the history's, plus the
     candidates') exceeds MAX_INPUT_BYTES, with what to do about it."""
@@ -262,7 +272,7 @@ def check_input_size(candidates: list[Packet], already: int = 0) -> None:
             break
         total += len(p.content) if p.content.isascii() else len(p.content.encode("utf-8", "surrogatepass"))
     if total > MAX_INPUT_BYTES:
-        raise ContextError(f"history, documents, tool results and task state hold more than "
+        raise ContextError(f"history, documents, tool results, task state, system instructions and tools hold more than "
                            f"{MAX_INPUT_BYTES // (1024 * 1024)} MiB of text; pass less per call "
                            f"(recent turns, the relevant documents) or summarise the rest")
 

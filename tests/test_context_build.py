@@ -647,3 +647,26 @@ def test_a_stamped_log_given_its_writers_name_ranks_the_same_turns_first():
                                           include_notes=False, include_memory=False) for h in (log.history, named))
             top = [set([s["id"] for s in r.selected if s["source"] == "history"][:10]) for r in (plain, as_li)]
             assert top[0] == top[1], (seed, q["question"])
+
+
+def test_system_instructions_and_tools_count_towards_the_input_limit_and_items_are_capped():
+    """The helper's attack pass: 20 MB of system instructions (47 s CPU) or of tool schemas (echoed back
+    whole) passed the 16 MiB limit, which counted only history, documents, tool results and task state."""
+    from context.builder import MAX_DROPPED_OTHER_ROWS
+    from context.gather import MAX_INPUT_BYTES, MAX_INPUT_ITEMS
+    half = "w " * (MAX_INPUT_BYTES // 4 + 1)
+    with pytest.raises(ContextError, match="system instructions and tools hold more than 16 MiB"):
+        build_context("q", history=[{"role": "user", "content": half}], system_instructions=half,
+                      include_notes=False, include_memory=False)
+    tool = {"name": "big", "description": half, "input_schema": {"type": "object"}}
+    with pytest.raises(ContextError, match="more than 16 MiB"):
+        build_context("q", documents=[{"content": half}], tools=[tool], include_notes=False, include_memory=False)
+    docs = [{"id": f"d{i}", "content": f"document {i}"} for i in range(MAX_INPUT_ITEMS + 1)]
+    with pytest.raises(ContextError, match=r"5,001 documents, tool results and tools in one call"):
+        build_context("q", documents=docs, include_notes=False, include_memory=False)
+    # At the limit: built, and 'dropped' lists the best MAX_DROPPED_OTHER_ROWS, the rest counted.
+    r = build_context("document 7", documents=docs[:MAX_INPUT_ITEMS], max_tokens=300, include_notes=False,
+                      include_memory=False)
+    assert len(r.dropped) == MAX_DROPPED_OTHER_ROWS
+    assert r.sources["document"]["dropped"] > MAX_DROPPED_OTHER_ROWS
+    assert any("more dropped items" in w for w in r.warnings)
