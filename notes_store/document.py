@@ -43,6 +43,21 @@ class BadFile(Exception):
     """A file in the workspace that cannot be read as a note or memory."""
 
 
+MAX_REASON_CHARS = 300
+MAX_LISTED_UNREADABLE = 200   # unreadable files listed by a summary (the rest are counted)
+
+
+def clipped_reason(reason: str) -> str:
+    """A reason a file cannot be read, at most MAX_REASON_CHARS: reasons quote the file's own values (an
+    ``id:`` of 60 KB), and they are kept for the server's life and listed by every summary."""
+    if len(reason) <= MAX_REASON_CHARS:
+        return reason
+    # Head and tail: the quoted value sits in the middle, what is wrong is said around it.
+    note = f" […{len(reason):,} characters in all…] "
+    head = (MAX_REASON_CHARS - len(note)) * 2 // 3
+    return reason[:head] + note + reason[-(MAX_REASON_CHARS - len(note) - head):]
+
+
 @dataclass
 class Document:
     """Front matter (ordered) plus the Markdown body."""

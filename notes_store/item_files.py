@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from .document import BadFile, Document, parse_document
+from .document import BadFile, Document, clipped_reason, parse_document
 from .errors import Conflict, InvalidInput, NotFound, StorageError
 from .fsio import StagedWrite, TempFileGone, commit_staged, durable_unlink, stage_write
 from .index import IndexEntry
@@ -298,6 +298,7 @@ class ItemFiles:
 
     # -- unreadable files ---------------------------------------------------------------
     def _unreadable_error(self, item_id: str, reason: str) -> InvalidInput:
+        reason = clipped_reason(reason)
         self._note_unreadable(item_id, reason)
         return InvalidInput(f"{self.what} {item_id} cannot be read ({UNREADABLE}: {reason}); fix the file by "
                             f"hand ({self.path(item_id)}) or delete it")

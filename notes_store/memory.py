@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from .access_stats import Access, AccessStats
 from .analysis import QueryUnit, query_units
-from .document import dump_document, ordered_meta
+from .document import MAX_LISTED_UNREADABLE, dump_document, ordered_meta
 from .errors import InvalidInput, NotFound, StorageError, StoreError
 from .index import Filters
 from .item_files import ItemFiles, LoadedItem, check_revision, collecting_warnings
@@ -379,7 +379,8 @@ class MemoryStore:
         unreadable = self.files.unreadable()
         return MemorySummary(total=len(live), by_type=by_type, oldest=brief(live[0]) if live else None,
                              newest=brief(live[-1]) if live else None, expired_unpurged=expired,
-                             unreadable=unreadable, config=self.config.to_dict())
+                             unreadable=unreadable[:MAX_LISTED_UNREADABLE], config=self.config.to_dict(),
+                             unreadable_total=len(unreadable))
 
     def purge_expired(self) -> builtins.list[str]:
         """Delete expired working memories now; return their ids (every other action does this too)."""

@@ -230,8 +230,9 @@ class MemorySummary:
     oldest: dict[str, Any] | None        # {"id", "memory_type", "created_at"}
     newest: dict[str, Any] | None
     expired_unpurged: int                # working memories past expires_at whose files are still there
-    unreadable: list[dict[str, str]]
+    unreadable: list[dict[str, str]]     # the first MAX_LISTED_UNREADABLE, by path
     config: dict[str, Any]
+    unreadable_total: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

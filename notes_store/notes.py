@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from .analysis import QueryUnit, content_units, query_units
-from .document import BadFile, Document, content_from_body, dump_document, ordered_meta, titled_body
+from .document import (MAX_LISTED_UNREADABLE, BadFile, Document, content_from_body, dump_document, ordered_meta,
+                       titled_body)
 from .errors import InvalidInput, NotFound
 from .git_conflicts import CONFLICT_REASON, has_conflict_markers, parse_conflicted
 from .hit_bodies import HitBodies
@@ -117,14 +118,15 @@ class NoteSummary:
     by_type: dict[str, int]
     top_tags: list[dict[str, Any]]
     recent: list[Note]
-    unreadable: list[dict[str, str]]
+    unreadable: list[dict[str, str]]    # the first MAX_LISTED_UNREADABLE, by path
     # Notes holding Git merge-conflict markers: [{"id", "path", "readable"}]
     conflicts: list[dict[str, Any]] = field(default_factory=list)
+    unreadable_total: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"total": self.total, "by_type": self.by_type, "top_tags": self.top_tags,
                 "recent": [n.to_dict(with_content=False) for n in self.recent], "unreadable": self.unreadable,
-                "conflicts": self.conflicts}
+                "unreadable_total": self.unreadable_total, "conflicts": self.conflicts}
 
 
 class NoteCollection:
@@ -454,8 +456,8 @@ class NoteStore:
         return NoteSummary(total=len(rows), by_type=dict(by_type),
                            top_tags=[{"tag": t, "count": c} for t, c in top_tags],
                            recent=[_note_from_row(r, revision=self._row_revision(r)) for r in recent],
-                           unreadable=unreadable,
-                           conflicts=conflicts)
+                           unreadable=unreadable[:MAX_LISTED_UNREADABLE],
+                           conflicts=conflicts[:MAX_LISTED_UNREADABLE], unreadable_total=len(unreadable))
 
 
 def _extra(meta: dict[str, Any]) -> dict[str, Any]:

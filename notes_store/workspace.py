@@ -28,7 +28,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from .analysis import QueryUnit
 from .catalogue import Catalogue, Entry
-from .document import BadFile
+from .document import BadFile, clipped_reason
 from .errors import StorageError
 from .folder_sync import PAUSE_EVERY, FolderSync, Found, Problem
 from .fsio import WorkspaceLock, fsync_dir, remove_temp_files
@@ -806,7 +806,7 @@ class Workspace:
             transient = isinstance(exc, OSError)
             if transient and not os.access(path.parent, os.R_OK | os.X_OK):
                 raise _FolderUnreadable(f"{path.parent.name}/ cannot be read ({exc})") from exc
-            reason = str(exc) if not isinstance(exc, RecursionError) else "nested too deeply to read"
+            reason = clipped_reason(str(exc)) if not isinstance(exc, RecursionError) else "nested too deeply to read"
             if key not in self.problems:
                 log.warning("%s: cannot read %s: %s", self.root, key, reason)
             self.problems[key] = Problem(key, reason, mtime_ns, size, transient)

@@ -146,7 +146,7 @@ def cmd_summary(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     if data["expired_unpurged"]:
         lines.append(f"expired working memories not yet purged: {data['expired_unpurged']}")
     if data["unreadable"]:
-        lines.append("unreadable files:")
+        lines.append(f"unreadable files ({data['unreadable_total']}):")
         lines += [f"  {p['path']}: {p['reason']}" for p in data["unreadable"]]
     return data, "\n".join(lines)
 

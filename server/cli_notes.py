@@ -105,7 +105,7 @@ def cmd_summary(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
         lines.append("recently updated:")
         lines += ["  " + _note_line(n) for n in data["recent"]]
     if data["unreadable"]:
-        lines.append("unreadable files:")
+        lines.append(f"unreadable files ({data['unreadable_total']}):")
         lines += [f"  {p['path']}: {p['reason']}" for p in data["unreadable"]]
     return data, "\n".join(lines)
 

@@ -217,7 +217,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         if data.get("expired_unpurged"):
             text += f"; {data['expired_unpurged']} expired working memories not yet purged"
         if data.get("unreadable"):
-            text += f"; {len(data['unreadable'])} unreadable file(s)"
+            text += f"; {data['unreadable_total']} unreadable file(s)"
         return Reply(text, data)
     tool(memory_summary, "Summarise memories", "Memory counts per type.",
          READ_ONLY, MemorySummaryOut)

@@ -321,7 +321,8 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
             lines.append("Most recent:")
             lines += [note_line(n) for n in data["recent"]]
         if data["unreadable"]:
-            lines.append(f"{len(data['unreadable'])} unreadable file(s):")
+            lines.append(f"{data['unreadable_total']} unreadable file(s)"
+                         + (f", the first {len(data['unreadable'])}:" if data["unreadable_total"] > len(data["unreadable"]) else ":"))
             lines += [f"- {u['path']}: {u['reason']}" for u in data["unreadable"]]
         if data.get("conflicts"):
             lines.append(f"{len(data['conflicts'])} note(s) with Git merge-conflict markers (resolve by hand):")
