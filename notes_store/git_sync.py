@@ -340,6 +340,10 @@ _FIELD = "\x1f"
 _RECORD = "\x1e"
 
 
+MAX_NAME_COLUMNS = 100      # an author's name or e-mail in note_history, cut by git with ".."
+MAX_SUBJECT_COLUMNS = 300   # a commit's subject line
+
+
 def note_history(ws: Any, note_id: str, limit: int = 20, kind: str = "note") -> dict[str, Any]:
     """The commits that touched a note's file, newest first (renames are not followed).
 
@@ -362,7 +366,10 @@ def note_history(ws: Any, note_id: str, limit: int = 20, kind: str = "note") -> 
                           "(put it under Git with 'ctxnotes init --git' or 'git init')")
         return out
     out.update(in_git=True, repository=str(top))
-    fmt = _FIELD.join(("%H", "%h", "%aI", "%an", "%ae", "%s")) + _RECORD
+    # Names and subjects come from whoever made the commits (a cloned repository): git cuts them, so a 5 MB
+    # subject is never read in whole ("%<(N,trunc)" pads shorter ones with spaces, stripped below).
+    fmt = _FIELD.join(("%H", "%h", "%aI", f"%<({MAX_NAME_COLUMNS},trunc)%an", f"%<({MAX_NAME_COLUMNS},trunc)%ae",
+                       f"%<({MAX_SUBJECT_COLUMNS},trunc)%s")) + _RECORD
     proc = run_git(["log", "--no-color", f"-n{limit}", f"--format={fmt}", "--", key], ws.root)
     if proc.returncode != 0:
         failure = _failure(proc)
@@ -374,8 +381,8 @@ def note_history(ws: Any, note_id: str, limit: int = 20, kind: str = "note") -> 
         fields = record.strip("\n").split(_FIELD)
         if len(fields) == 6:
             full, short, date, author, email, subject = fields
-            out["commits"].append({"hash": full, "short_hash": short, "date": date, "author": author,
-                                   "email": email, "message": subject})
+            out["commits"].append({"hash": full, "short_hash": short, "date": date, "author": author.rstrip(),
+                                   "email": email.rstrip(), "message": subject.rstrip()})
     if not out["commits"]:
         if not exists:
             raise NotFound(f"no {kind} with id {note_id!r}, and no commit ever touched {key}")

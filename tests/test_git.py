@@ -552,3 +552,25 @@ def test_conflict_markers_are_found_in_one_pass(monkeypatch) -> None:
     assert has_conflict_markers("<<<<<<< a\n=======\n=======\n>>>>>>> b\n")
     assert not has_conflict_markers("=======\n>>>>>>> b\n<<<<<<< a\n")
     assert not has_conflict_markers("<<<<<<< a\n>>>>>>> b\n=======\n")
+
+
+def test_history_cuts_what_a_cloned_repository_put_in_names_and_subjects(tmp_path, git_env):
+    """A 5 MB commit subject (or author name) from someone else's repository: 20 of them made note_history
+    14 s of CPU and 100 MB of result (the helper's attack pass). Git cuts them now."""
+    from notes_store.git_sync import MAX_NAME_COLUMNS, MAX_SUBJECT_COLUMNS, run_git
+    root = tmp_path / "ws"
+    init_workspace(root, git=True)
+    with open_workspace(root) as ws:
+        note = ws.notes.create("Tracked", "v1")
+        path = ws.root / "notes" / f"{note.id}.md"
+        for k in range(3):
+            path.write_text(path.read_text() + f"line {k}\n")
+            run_git(["add", "--", str(path)], root)
+            message = tmp_path / "message.txt"          # over the 128 KiB a single argument may hold
+            message.write_text("S" * 200_000 + " end\n")
+            run_git(["-c", f"user.name={'N' * 50_000}", "commit", "-q", "-F", str(message)], root)
+        history = note_history(ws, note.id)
+        assert len(history["commits"]) >= 3
+        for c in history["commits"][:3]:
+            assert len(c["message"]) <= MAX_SUBJECT_COLUMNS and c["message"].startswith("SSS")
+            assert c["message"].endswith("..") and len(c["author"]) <= MAX_NAME_COLUMNS
