@@ -70,9 +70,21 @@ def count_tokens(text: str) -> int:
     return len(get_encoding("cl100k_base").encode(text, disallowed_special=()))
 
 
+# Characters of a text's head tokenized to decide a long text does not fit: a cl100k token averages ~4
+# characters, so a head this long that already holds more than the budget settles it without tokenizing
+# megabytes (tiktoken keeps ~13 bytes per input byte while it works).
+HEAD_CHARS_PER_TOKEN = 16
+
+
 def fits(text: str, budget: int) -> bool:
-    """Whether ``text`` is within ``budget`` tokens (cheap when it obviously is)."""
-    return len(text.encode("utf-8")) <= budget or count_tokens(text) <= budget
+    """Whether ``text`` is within ``budget`` tokens (cheap when it obviously is, or obviously is not)."""
+    if len(text) <= budget or len(text.encode("utf-8")) <= budget:
+        return True
+    head = max(budget, 0) * HEAD_CHARS_PER_TOKEN
+    # Cutting a text can split one token into a few: a head over the budget by a margin is over for certain.
+    if len(text) > head and count_tokens(text[:head]) > budget + 8:
+        return False
+    return count_tokens(text) <= budget
 
 
 # -- schemas -----------------------------------------------------------------------------------------------
@@ -295,7 +307,10 @@ def cut_to_tokens(text: str, budget: int) -> str:
         return text
     from context.tokens import get_encoding
     enc = get_encoding("cl100k_base")
-    ids = enc.encode(text, disallowed_special=())
+    span = max(budget, 0) * HEAD_CHARS_PER_TOKEN
+    ids = enc.encode(text[:span], disallowed_special=()) if len(text) > span else []
+    if len(ids) <= budget + 8:  # a head too short to hold the budget (long runs of spaces): the whole text
+        ids = enc.encode(text, disallowed_special=())
     head = enc.decode(ids[:max(budget, 0)])
     cut = head.rfind("\n")
     return head[:cut] if cut > len(head) // 2 else head

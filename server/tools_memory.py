@@ -32,6 +32,26 @@ def memory_data(m: Any, with_content: bool = True) -> dict[str, Any]:
     return data
 
 
+# A memory's content in list, search, forget and consolidate rows: memories are meant to be short facts, and a
+# page of 1 MiB ones was 2.6 GB and 30 s of tokenizing (memory_read gives the whole, in windows).
+MAX_ROW_CONTENT_CHARS = 2_000
+MAX_BATCH_ROWS = 200   # rows a forget or consolidate result lists (all are counted)
+
+
+def _unlisted(total: int, listed: int) -> list[str]:
+    return [f"[{total - listed} more not listed (the first {listed} are); all {total} are counted]"] \
+        if total > listed else []
+
+
+def row_preview(m: dict[str, Any]) -> dict[str, Any]:
+    """``m`` with its content cut to MAX_ROW_CONTENT_CHARS, marked ``content_cut``."""
+    content = m.get("content")
+    if isinstance(content, str) and len(content) > MAX_ROW_CONTENT_CHARS:
+        m["content"] = content[:MAX_ROW_CONTENT_CHARS - 1] + "…"
+        m["content_cut"] = True
+    return m
+
+
 def memory_line(m: dict[str, Any], detail: bool = False) -> str:
     text = " ".join((m.get("content") or "").split())
     if not detail and len(text) > PREVIEW_CHARS:
@@ -103,7 +123,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
             d = h.to_dict()
             d.pop("path", None)
             d["uri"] = f"memory://{d['id']}"
-            hits.append(d)
+            hits.append(row_preview(d))
         base = {"query": r.query, "candidates": r.candidates, "matched": r.matched, "weights": r.weights}
         if not hits:
             return Reply(f"No memories match {query!r}.", {**base, "shown": 0, "hits": []})
@@ -136,7 +156,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
     ) -> Reply:
         detail = False
         r = mem().list(memory_type=memory_type, limit=limit, offset=offset, sort=sort)
-        rows = [memory_data(m) for m in r.memories]
+        rows = [row_preview(memory_data(m)) for m in r.memories]
         if not rows:
             return Reply(f"No memories on this page ({r.total} in all).",
                          {"total": r.total, "limit": r.limit, "offset": r.offset, "shown": 0, "next_offset": None,
@@ -177,11 +197,11 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         if expected_revision:
             kw["expected_revision"] = expected_revision
         r = mem().forget(memory_id=memory_id, **kw)
-        removed = [memory_data(m) for m in r.removed]
+        removed = [row_preview(memory_data(m)) for m in r.removed[:MAX_BATCH_ROWS]]
         verb = "Would forget" if r.dry_run else "Forgot"
-        lines = [f"{verb} {_plural(len(removed))}" + (f" ({r.strategy})" if r.strategy else "")]
-        lines += [memory_line(m) for m in removed]
-        return Reply("\n".join(lines), {"strategy": r.strategy, "dry_run": r.dry_run, "count": len(removed),
+        lines = [f"{verb} {_plural(len(r.removed))}" + (f" ({r.strategy})" if r.strategy else "")]
+        lines += [memory_line(m) for m in removed] + _unlisted(len(r.removed), len(removed))
+        return Reply("\n".join(lines), {"strategy": r.strategy, "dry_run": r.dry_run, "count": len(r.removed),
                                         "removed": removed})
     tool(memory_forget, "Forget memories",
          "Delete a memory, or those a rule selects (try dry_run).", DELETES, MemoryBatchOut)
@@ -196,15 +216,15 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         r = mem().consolidate(from_type=from_type, to_type=to_type, importance_threshold=importance_threshold,
                               min_access_count=min_access_count, dry_run=dry_run)
         moved = []
-        for mv in r.moved:
-            d = memory_data(mv.memory)
+        for mv in r.moved[:MAX_BATCH_ROWS]:
+            d = row_preview(memory_data(mv.memory))
             d["importance_before"] = mv.importance_before
             moved.append(d)
         verb = "Would move" if r.dry_run else "Moved"
-        lines = [f"{verb} {_plural(len(moved))} {r.from_type} → {r.to_type} ({r.criterion})"]
-        lines += [memory_line(m) for m in moved]
+        lines = [f"{verb} {_plural(len(r.moved))} {r.from_type} → {r.to_type} ({r.criterion})"]
+        lines += [memory_line(m) for m in moved] + _unlisted(len(r.moved), len(moved))
         return Reply("\n".join(lines), {"from_type": r.from_type, "to_type": r.to_type, "criterion": r.criterion,
-                                        "dry_run": r.dry_run, "count": len(moved), "moved": moved})
+                                        "dry_run": r.dry_run, "count": len(r.moved), "moved": moved})
     tool(memory_consolidate, "Consolidate memories",
          "Promote working memories by importance_threshold, episodic ones by min_access_count, to a "
          "longer-lived type; run at a session's end.",

@@ -344,3 +344,48 @@ async def test_memory_tools(client):
 async def test_memory_errors(client, tool, args, expected):
     r = await client.call_tool(tool, args)
     assert expected in error_text(r)
+
+
+async def test_memory_rows_are_previews_and_a_huge_memory_never_stalls_paging(tmp_path):
+    """The helper's attack pass: memory_list over 1 MiB memories tokenized every row whole (200 of them:
+    30 s CPU, 2.6 GB), and one memory bigger than the result budget showed 0 rows with 'next page with
+    offset=0', a loop for a client that pages. Rows now carry previews; memory_read has the whole."""
+    from mcp import Client
+
+    from server.app import create_server
+    from server.tools_memory import MAX_ROW_CONTENT_CHARS
+    srv = create_server(tmp_path / "ws")
+    try:
+        async with Client(srv) as c:
+            big = "giraffe facts. " * 60_000          # ~0.9 MB (the content limit is 1 MiB)
+            added = (await c.call_tool("memory_add", {"content": big})).structured_content
+            await c.call_tool("memory_add", {"content": "giraffes are tall"})
+            page = (await c.call_tool("memory_list", {"limit": 10})).structured_content
+            assert page["shown"] == 2 and page["next_offset"] is None
+            row = next(m for m in page["memories"] if m["id"] == added["id"])
+            assert row["content_cut"] and len(row["content"]) == MAX_ROW_CONTENT_CHARS
+            hits = (await c.call_tool("memory_search", {"query": "giraffe facts"})).structured_content
+            assert hits["shown"] >= 1 and all(len(h["content"]) <= MAX_ROW_CONTENT_CHARS for h in hits["hits"])
+            gone = await c.call_tool("memory_forget", {"rule": {"strategy": "importance_based", "threshold": 1.0},
+                                                       "dry_run": True})
+            assert not gone.is_error and len(str(gone.structured_content)) < 20_000
+    finally:
+        srv.workspace_handle.close()
+
+
+def test_fits_and_cut_to_tokens_tokenize_a_bounded_head_of_a_long_text(monkeypatch):
+    from server import tool_kit
+    seen: list[int] = []
+    real = tool_kit.count_tokens
+
+    def counting(text: str) -> int:
+        seen.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(tool_kit, "count_tokens", counting)
+    long = "giraffe facts and more words. " * 200_000          # 6 MB
+    assert not tool_kit.fits(long, 1000) and max(seen) <= 1000 * tool_kit.HEAD_CHARS_PER_TOKEN
+    cut = tool_kit.cut_to_tokens(long, 1000)
+    assert 0 < real(cut) <= 1000 and long.startswith(cut)
+    spaces = "a" + " " * 100_000 + "b"                     # few tokens in many characters: still exact
+    assert tool_kit.fits(spaces, 1000) == (real(spaces) <= 1000)
