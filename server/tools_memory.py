@@ -128,7 +128,8 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         if not hits:
             return Reply(f"No memories match {query!r}.", {**base, "shown": 0, "hits": []})
         text, page = paged("memories", hits, [memory_line(h, detail) for h in hits],
-                           f"{_plural(len(hits))} for {query!r}", len(hits), 0, limit, limits.max_result_tokens)
+                           f"{_plural(len(hits))} for {query!r}", len(hits), 0, limit, limits.max_result_tokens,
+                           unpaged_hint="narrow the query or lower the limit; memory_read gives one whole")
         return Reply(text, {**base, "shown": page["shown"], "hits": hits[:page["shown"]]})
     tool(memory_search, "Recall memories",
          "Recall memories by relevance, recency and importance, e.g. before answering about the user.", ToolAnnotations(destructive_hint=False, open_world_hint=False),

@@ -94,15 +94,17 @@ def fit_lines(head: str, lines: list[str], items: list[dict[str, Any]], budget: 
 
 
 def paged(kind: str, items: list[dict[str, Any]], lines: list[str], head: str, total: int, offset: int,
-          limit: int, budget: int) -> tuple[str, dict[str, Any]]:
-    """A page of hits or rows bounded by ``budget``: the text and the paging fields of the structured result."""
+          limit: int, budget: int, unpaged_hint: str | None = None) -> tuple[str, dict[str, Any]]:
+    """A page of hits or rows bounded by ``budget``: the text and the paging fields of the structured result.
+
+    ``unpaged_hint``: for a tool without ``offset``, what to say instead of "next page with offset=…"."""
     shown = fit_lines(head, lines, items, budget - 100)
     end = offset + shown
     more = total - end
     text_lines = [head + (f"; showing {offset + 1}-{end}:" if shown else ":")] + lines[:shown]
     if more > 0:
         why = " (result size limit)" if shown < len(lines) else ""
-        text_lines.append(f"[{more} more {kind}{why}: next page with offset={end}]")
+        text_lines.append(f"[{more} more {kind}{why}: {unpaged_hint or f'next page with offset={end}'}]")
     page = {"total": total, "limit": limit, "offset": offset, "shown": shown,
             "next_offset": end if more > 0 else None}
     return "\n".join(text_lines), page
