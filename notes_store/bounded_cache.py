@@ -46,13 +46,22 @@ HISTORY_STATE_CHARS = 32_000_000
 # Every cache made, so that a test (or a memory report) can check each stays within its bounds.
 ALL_CACHES: weakref.WeakSet[BoundedCache[Any, Any]] = weakref.WeakSet()
 
-# The running call's memo: cache id -> {key: value} of what the call computed (None outside a call).
-_CALL_MEMO: ContextVar[dict[int, dict[Any, Any]] | None] = ContextVar("ctxnotes_call_memo", default=None)
+class _Memo:
+    """What one call computed through one cache, and the size of its keys."""
+
+    __slots__ = ("values", "size")
+
+    def __init__(self) -> None:
+        self.values: dict[Any, Any] = {}
+        self.size = 0
+
+
+# The running call's memo: cache id -> what the call computed through it (None outside a call).
+_CALL_MEMO: ContextVar[dict[int, _Memo] | None] = ContextVar("ctxnotes_call_memo", default=None)
 # What one call's memo keeps per cache, in the cache's size units (characters): the 16 MiB a call may send,
 # and again as much. Keys a call builds (growing joins of one document's sentences) could otherwise add
 # up to the square of its input.
 CALL_MEMO_SIZE = 32_000_000
-_MEMO_SIZE = -1   # the key under which a cache's memo counts its size
 
 
 @contextmanager
@@ -104,16 +113,18 @@ class BoundedCache(Generic[K, V]):
         if memo is None:
             return default
         mine = memo.get(id(self))
-        return default if mine is None else mine.get(key, default)
+        return default if mine is None else mine.values.get(key, default)
 
     def put(self, key: K, value: V) -> None:
         size = self._size_of(key)
         memo = _CALL_MEMO.get()
         if memo is not None:
-            mine = memo.setdefault(id(self), {_MEMO_SIZE: 0})
-            if mine[_MEMO_SIZE] + size <= CALL_MEMO_SIZE:
-                mine[key] = value
-                mine[_MEMO_SIZE] += size
+            mine = memo.get(id(self))
+            if mine is None:
+                mine = memo[id(self)] = _Memo()
+            if mine.size + size <= CALL_MEMO_SIZE:
+                mine.values[key] = value
+                mine.size += size
         if size > self.max_size // 4:
             return
         with self._lock:
