@@ -178,6 +178,16 @@ class MemoryStore:
         memories = [self._memory_of(item, accesses.get(item.entry.meta["id"])) for item in page]
         return MemoryList(memories, total=len(rows), limit=limit, offset=offset)
 
+    def ids(self, prefix: str = "") -> builtins.list[str]:
+        """Ids of the live memories starting with ``prefix``, newest first, from the catalogue (no file is
+        read: completion asks on every keystroke, and ``list`` loads each memory whole)."""
+        self._prepare()
+        now = self._now()
+        rows = [r.meta for r in self.ws.entries("memory")
+                if r.meta["id"].startswith(prefix) and not self._expired(r.meta, now)]
+        rows.sort(key=lambda r: (r["_created"], r["id"]), reverse=True)
+        return [r["id"] for r in rows]
+
     def update(self, memory_id: str, content: str | None = None, importance: float | None = None,
                tags: Sequence[str] | None = None, ttl_minutes: float | None = None, *,
                expected_revision: str | None = None) -> Memory:

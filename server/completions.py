@@ -29,17 +29,6 @@ def _all_notes(ws: Any) -> list[Any]:
             return out
 
 
-def _all_memories(ws: Any) -> list[Any]:
-    out: list[Any] = []
-    offset = 0
-    while True:
-        page = ws.memory.list(limit=PAGE, offset=offset)
-        out += page.memories
-        offset += len(page.memories)
-        if not page.memories or offset >= page.total:
-            return out
-
-
 def match_notes(notes: list[Any], value: str) -> list[str]:
     """Ids that start with ``value``, then ids whose title has a word starting with each word of ``value``."""
     value = value.strip()
@@ -67,8 +56,8 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
                 notes = await anyio.to_thread.run_sync(lambda: _all_notes(handle.get()))
                 return _answer(match_notes(notes, value))
             if ref.uri == "memory://{memory_id}" and name == "memory_id":
-                mems = await anyio.to_thread.run_sync(lambda: _all_memories(handle.get()))
-                return _answer([m.id for m in mems if m.id.startswith(value.strip())])
+                ids = await anyio.to_thread.run_sync(lambda: handle.get().memory.ids(value.strip()))
+                return _answer(ids)
             return None
         if isinstance(ref, PromptReference):
             if name == "note_type":

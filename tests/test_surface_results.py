@@ -197,6 +197,16 @@ async def test_completions_for_note_ids_tags_and_types(tmp_path: Path) -> None:
         r = await c.complete(PromptReference(type="ref/prompt", name="record_progress"),
                              {"name": "note_type", "value": "b"})
         assert r.completion.values == ["blocker"]
+        # Memory ids come from the catalogue (no memory file is read).
+        m1 = (await call(c, "memory_add", {"content": "first fact"})).structured_content
+        m2 = (await call(c, "memory_add", {"content": "second fact"})).structured_content
+        mref = ResourceTemplateReference(type="ref/resource", uri="memory://{memory_id}")
+        r = await c.complete(mref, {"name": "memory_id", "value": ""})
+        assert set(r.completion.values) == {m1["id"], m2["id"]}
+        r = await c.complete(mref, {"name": "memory_id", "value": m1["id"]})
+        assert r.completion.values == [m1["id"]]
+        r = await c.complete(mref, {"name": "memory_id", "value": "nothing_like_it"})
+        assert r.completion.values == []
 
 
 # -- structured results match the published schemas ---------------------------------------------------------
