@@ -7,6 +7,7 @@ tags, created_at, updated_at, plus any keys a person adds) and a Markdown body
 
 from __future__ import annotations
 
+import builtins
 import copy
 import functools
 import os
@@ -14,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .analysis import QueryUnit, content_units, query_units
 from .document import (MAX_LISTED_UNREADABLE, BadFile, Document, content_from_body, dump_document, ordered_meta,
@@ -110,6 +111,14 @@ class NoteList(Page):
     @property
     def notes(self) -> list[Note]:
         return self.items
+
+
+class NoteHeader(NamedTuple):
+    """What completion needs of a note."""
+
+    id: str
+    title: str
+    tags: list[str]
 
 
 @dataclass
@@ -427,6 +436,13 @@ class NoteStore:
         page = rows[offset:offset + limit]
         return NoteList([_note_from_row(r, revision=self._row_revision(r)) for r in page], total=len(rows),
                         limit=limit, offset=offset)
+
+    def headers(self) -> builtins.list[NoteHeader]:
+        """Id, title and tags of every note, most recently updated first, from the catalogue: no file is read
+        and no ``Note`` is built (completion asks on every keystroke; ``list`` pages took ~0.25-0.85 s at 30k)."""
+        self.ws.refresh()
+        rows = self.ws.sorted_entries("note", _sort_key("updated_desc"), "updated", True)
+        return [NoteHeader(r.meta["id"], r.meta["title"], r.meta["tags"]) for r in rows]
 
     def _row_revision(self, entry: Entry) -> str | None:
         """The catalogue's revision; for rows indexed before revisions existed, the file's."""

@@ -14,19 +14,6 @@ from notes_store.notes import NOTE_TYPES
 from .mcp_state import WorkspaceHandle
 
 MAX_VALUES = 100  # the protocol's cap per completion answer
-PAGE = 1000
-
-
-def _all_notes(ws: Any) -> list[Any]:
-    """Every note without content (listing pages of the library's maximum size), newest first."""
-    out: list[Any] = []
-    offset = 0
-    while True:
-        page = ws.notes.list(limit=PAGE, offset=offset, sort="updated_desc")
-        out += page.notes
-        offset += len(page.notes)
-        if not page.notes or offset >= page.total:
-            return out
 
 
 def match_notes(notes: list[Any], value: str) -> list[str]:
@@ -53,7 +40,7 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
         name, value = argument.name, argument.value or ""
         if isinstance(ref, ResourceTemplateReference):
             if ref.uri == "note://{note_id}" and name == "note_id":
-                notes = await anyio.to_thread.run_sync(lambda: _all_notes(handle.get()))
+                notes = await anyio.to_thread.run_sync(lambda: handle.get().notes.headers())
                 return _answer(match_notes(notes, value))
             if ref.uri == "memory://{memory_id}" and name == "memory_id":
                 ids = await anyio.to_thread.run_sync(lambda: handle.get().memory.ids(value.strip()))
@@ -63,7 +50,7 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
             if name == "note_type":
                 return _answer([t for t in NOTE_TYPES if t.startswith(value.strip().lower())])
             if name in ("tag", "tags"):
-                notes = await anyio.to_thread.run_sync(lambda: _all_notes(handle.get()))
+                notes = await anyio.to_thread.run_sync(lambda: handle.get().notes.headers())
                 counts: dict[str, int] = {}
                 for n in notes:
                     for t in n.tags:
