@@ -298,9 +298,12 @@ def install(server: MCPServer, handle: WorkspaceHandle, bus: InMemorySubscriptio
         if uri not in target.uris and len(target.uris) >= MAX_SUBSCRIPTIONS:
             raise MCPError(code=INVALID_PARAMS, message=f"this session already has {MAX_SUBSCRIPTIONS:,} "
                            f"subscriptions; unsubscribe from some first", data={"uri": uri[:200]})
-        await anyio.to_thread.run_sync(watcher.baseline, {uri}, True)
+        # Watched first, then the baseline: the thread keeps stamps only for watched URIs, so a baseline taken
+        # before the URI is watched could be dropped by a pass in between, and a change right after the
+        # subscription was then taken for the starting state (test_subscribe_over_stdio, intermittently).
         target.uris.add(uri)
         target.wants_list = True
+        await anyio.to_thread.run_sync(watcher.baseline, {uri}, True)
         return EmptyResult()
 
     async def unsubscribe(ctx: Any, params: UnsubscribeRequestParams) -> EmptyResult:
@@ -323,9 +326,9 @@ def install(server: MCPServer, handle: WorkspaceHandle, bus: InMemorySubscriptio
                 check_uri(str(uri))
             target = Target(asyncio.get_running_loop(), uris=set(wanted.resource_subscriptions or ()),
                             wants_list=bool(wanted.resources_list_changed))
-            await anyio.to_thread.run_sync(watcher.baseline, target.uris, target.wants_list)
-            watcher.add(target)
+            watcher.add(target)  # watched before the baseline is taken (see subscribe)
             try:
+                await anyio.to_thread.run_sync(watcher.baseline, target.uris, target.wants_list)
                 return await original(ctx, params)
             finally:
                 watcher.remove(target)
