@@ -222,20 +222,24 @@ class Watcher:
                             return
             else:
                 idle = 0
-            self._hook_store()
-            watched = set().union(*(t.uris for t in targets)) if targets else set()
-            wants_list = any(t.wants_list for t in targets)
-            current = {u: _stamp(p) for u in watched if (p := item_path(self.root, u)) is not None}
-            names = _names(self.root) if wants_list else None
-            with self._lock:
-                updated = [u for u, now in current.items() if u in self._stamps and self._stamps[u] != now]
-                self._stamps = {**{u: v for u, v in self._stamps.items() if u in watched}, **current}
-                list_changed = names is not None and self._names is not None and names != self._names
-                self._names = names
-            if updated or list_changed:
-                self._deliver(targets, updated, list_changed)
+            self._pass(targets)
             self._wake.wait(POLL_S)
             self._wake.clear()
+
+    def _pass(self, targets: list[Target]) -> None:
+        """One look at what ``targets`` watch: report what changed since the last look."""
+        self._hook_store()
+        watched = set().union(*(t.uris for t in targets)) if targets else set()
+        wants_list = any(t.wants_list for t in targets)
+        current = {u: _stamp(p) for u in watched if (p := item_path(self.root, u)) is not None}
+        names = _names(self.root) if wants_list else None
+        with self._lock:
+            updated = [u for u, now in current.items() if u in self._stamps and self._stamps[u] != now]
+            self._stamps = {**{u: v for u, v in self._stamps.items() if u in watched}, **current}
+            list_changed = names is not None and self._names is not None and names != self._names
+            self._names = names
+        if updated or list_changed:
+            self._deliver(targets, updated, list_changed)
 
     def _deliver(self, targets: list[Target], updated: list[str], list_changed: bool) -> None:
         published: set[asyncio.AbstractEventLoop] = set()

@@ -121,3 +121,37 @@ async def test_a_closed_session_leaves_nothing_watched(server):
         assert watcher._targets == [], f"session {k} is still watched after it closed"
     gc.collect()
     assert len(watcher._sessions) == 0  # no connection kept alive by the watcher
+
+
+async def test_a_change_right_after_subscribing_is_reported_whatever_the_watcher_does_meanwhile(server):
+    """The watcher keeps stamps only for watched URIs: when the baseline was taken before the URI was
+    watched, a pass in between dropped it, and a change right after that was taken for the starting state
+    (test_subscribe_over_stdio failed now and then). A pass and a change are forced into that window."""
+    import anyio
+
+    watcher = server.live_watcher
+    got: list[str] = []
+
+    async def inbox(message):
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) == "notifications/resources/updated":
+            got.append(str(root.params.uri))
+
+    async with Client(server, mode="legacy", message_handler=inbox) as c:
+        note = (await c.call_tool("note_create", {"title": "watched", "content": "v1"})).structured_content
+        path = server.workspace_handle.path / "notes" / f"{note['id']}.md"
+        real = watcher.baseline
+
+        def baseline_then_pass_then_change(uris, wants_list):
+            real(uris, wants_list)
+            watcher._pass(watcher._snapshot_targets())      # a pass of the thread, now
+            path.write_text(path.read_text(encoding="utf-8") + "\nedited right away\n", encoding="utf-8")
+
+        watcher.baseline = baseline_then_pass_then_change
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # subscribe_resource is deprecated in the 2026 era
+            await c.subscribe_resource(note["uri"])
+        watcher.baseline = real
+        with anyio.fail_after(10):
+            while note["uri"] not in got:
+                await anyio.sleep(0.05)
