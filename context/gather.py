@@ -23,7 +23,7 @@ from notes_store.timestamps import NotATime, to_naive_utc
 from .errors import ContextError
 from .packets import Packet
 from .sources import Evidence, EvidenceProvider
-from .turn_cache import HISTORY_CACHE, CachedHistory
+from .turn_cache import HISTORY_CACHE, CachedHistory, copy_packet
 
 HISTORY_ROLES = ("user", "assistant", "system", "tool")
 # Per call: beyond these the caller should summarise or page (the work grows with the input).
@@ -149,8 +149,7 @@ def _turn_packet(turn: Any, i: int) -> Packet:
             if template is None:
                 template = _build_turn_packet(turn, i)
                 _TURN_TEMPLATES.put(key, template)
-            packet: Packet = object.__new__(Packet)
-            packet.__dict__ = template.__dict__.copy()
+            packet = copy_packet(template)
             packet.position = i
             if not key[3]:  # an id-less turn is named by its position
                 packet.id = f"turn-{i}"

@@ -82,7 +82,7 @@ class CachedHistory:
             known = state.costs.get(key, [])
         n = len(state.templates)
         if len(known) < n:
-            extra = [cost(_copy(p, key[2])) for p in checked(state.templates[len(known):])]
+            extra = [cost(copy_packet(p, key[2])) for p in checked(state.templates[len(known):])]
             known = known + extra
             with self._lock:
                 if len(state.costs.get(key, [])) < n:
@@ -90,7 +90,7 @@ class CachedHistory:
         return known
 
 
-def _copy(template: Packet, show_role: bool) -> Packet:
+def copy_packet(template: Packet, show_role: bool = True) -> Packet:
     # Packets are plain dataclasses: a copy of the instance dict is several times cheaper than the
     # 26-field constructor, and each build needs its own packets (select fills in the scores).
     p: Packet = object.__new__(Packet)
