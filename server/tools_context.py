@@ -27,7 +27,8 @@ from .tools_notes import result
 log = logging.getLogger("ctxnotes.server")
 
 ContextQueryType = Literal["auto", "knowledge", "chat", "task"]
-SAMPLING_TIMEOUT_S = 30.0
+SAMPLING_TIMEOUT_S = 30.0   # one summary request
+SAMPLING_CALL_BUDGET_S = 60.0  # all of one build_context call's summary requests together
 
 
 # The input shapes, defined once: the tool's inputSchema is generated from these models and the
@@ -212,7 +213,12 @@ def _evidence(ws: Any) -> Any:
 
 
 def _sampling_summarizer(ctx: Context) -> Any:
-    """A summarizer backed by the client's LLM, or None when the client cannot sample."""
+    """A summarizer backed by the client's LLM, or None when the client cannot sample.
+
+    Made per call. The first failure (an error, a refusal, a timeout) ends sampling for the rest of the
+    call, and all its requests share one time budget: a client whose model is down or hangs costs a call
+    one timeout, not one per long item.
+    """
     try:
         from mcp.types import ClientCapabilities, SamplingCapability
         session = ctx.session
@@ -220,6 +226,9 @@ def _sampling_summarizer(ctx: Context) -> Any:
             return None
     except Exception:
         return None
+    import time
+    deadline = time.monotonic() + SAMPLING_CALL_BUDGET_S
+    failed: list[str] = []  # why sampling stopped for this call (empty while it works)
 
     async def ask(text: str, query: str, max_tokens: int) -> str | None:
         import warnings
@@ -228,7 +237,7 @@ def _sampling_summarizer(ctx: Context) -> Any:
                   f"with this query: {query}\nReply with the summary only.\n\n---\n{text}")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with anyio.fail_after(SAMPLING_TIMEOUT_S):
+            with anyio.fail_after(min(SAMPLING_TIMEOUT_S, max(0.0, deadline - time.monotonic()))):
                 r = await session.create_message(
                     [SamplingMessage(role="user", content=TextContent(type="text", text=prompt))],
                     max_tokens=max(16, int(max_tokens)),
@@ -239,10 +248,21 @@ def _sampling_summarizer(ctx: Context) -> Any:
         return getattr(content, "text", None) or None
 
     def summarize(text: str, query: str, max_tokens: int) -> str | None:
+        if failed:
+            raise SamplingUnavailable(failed[0])
+        if time.monotonic() >= deadline:
+            failed.append(f"this call's {SAMPLING_CALL_BUDGET_S:.0f} s for summaries is used up")
+            raise SamplingUnavailable(failed[0])
         try:
             return anyio.from_thread.run(ask, text, query, max_tokens)
         except Exception as exc:  # the library falls back to extractive shortening
-            log.info("sampling summarizer unavailable (%s); falling back", type(exc).__name__)
-            return None
+            why = "timed out" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}"
+            failed.append(f"the client's sampling failed earlier in this call ({why})")
+            log.info("sampling summarizer unavailable (%s); falling back", why)
+            raise SamplingUnavailable(f"client sampling failed ({why})") from None
 
     return summarize
+
+
+class SamplingUnavailable(Exception):
+    """The client's sampling failed or is stopped for this call; the library shortens extractively."""
