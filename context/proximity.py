@@ -26,10 +26,11 @@ MAX_QUERY_UNITS = 64
 MAX_CODES = 60_000
 MAX_CODED_CHARS = 2_000_000   # the words coded, added up: a client's words may be any length
 _coded_chars = 0
+_generation = 0    # how many times the codes started again (units of different generations do not compare)
 
 
 def _code(word: str) -> str:
-    global _coded_chars
+    global _coded_chars, _generation
     code = _word_codes.get(word)
     if code is None:
         if len(_word_codes) >= MAX_CODES or _coded_chars > MAX_CODED_CHARS:
@@ -39,6 +40,7 @@ def _code(word: str) -> str:
             _raw_codes.clear()
             _units_cache.clear()
             _coded_chars = 0
+            _generation += 1
         _coded_chars += len(word)
         code = chr(_PRIVATE_USE + len(_word_codes))
         _word_codes[word] = code
@@ -48,7 +50,7 @@ def _code(word: str) -> str:
 
 def units(text: str) -> str:
     """The text as a string of units: CJK characters as they are, each word as one code point."""
-    def compute() -> str:
+    def coded() -> str:
         out = []
         for m in TOKEN_RE.finditer(text):
             run = m.group("cjk")
@@ -64,6 +66,13 @@ def units(text: str) -> str:
                 out.append(code)
             out.append(" ")  # a break between tokens: runs never cross punctuation or spaces
         return "".join(out)
+
+    def compute() -> str:
+        # When the codes start again while this text is coded, its first words hold old codes: code it
+        # again (once: a text whose own words fill the table stays mixed, and proximity() sees the change).
+        generation = _generation
+        found = coded()
+        return found if generation == _generation else coded()
     return _units_cache.get_or_compute(text, compute)
 
 
@@ -80,7 +89,17 @@ def _has_content(run: str) -> bool:
 def proximity(query: str, texts: Sequence[str], candidates: Sequence[int]) -> dict[int, float]:
     """0..1 for each text index in ``candidates``: its longest in-order run of query units
     (that holds a content term) minus one, relative to the best candidate's; others are 0."""
-    q = units(query)[: MAX_QUERY_UNITS * 2]
+    # The query's and the candidates' units must come from one generation of codes: when coding the
+    # candidates starts the codes again, the query's codes would name other words. Read them again
+    # once; a call whose own words fill the code table twice gets no proximity (bounded work).
+    for _attempt in range(2):
+        generation = _generation
+        q = units(query)[: MAX_QUERY_UNITS * 2]
+        seen = [units(texts[i]) for i in candidates]
+        if generation == _generation:
+            break
+    else:
+        return {}
     pieces = [p for p in q.split(" ") if p]
     if not pieces:
         return {}
@@ -90,8 +109,8 @@ def proximity(query: str, texts: Sequence[str], candidates: Sequence[int]) -> di
     if max(len(s) for s in sources) < 2:
         return {}
     out: dict[int, float] = {}
-    for i in candidates:
-        t = units(texts[i]).replace(" ", "") if joined else units(texts[i])
+    for i, u in zip(candidates, seen):
+        t = u.replace(" ", "") if joined else u
         best = 0
         for src in sources:
             lo, hi = best, len(src)
