@@ -276,7 +276,7 @@ def _refresh(key: str, fd: int, st: os.stat_result, max_lines: int, max_line_byt
     with _cache_lock:
         entry = _cache.get(key)
     if entry is not None:
-        same_file = (entry.dev, entry.ino) == (st.st_dev, st.st_ino) and st.st_size >= entry.consumed
+        same_file = _continues(entry, st)
         if same_file and entry.head and os.pread(fd, len(entry.head), 0) != entry.head:
             same_file = False
         if not same_file:
@@ -332,9 +332,13 @@ def _refresh(key: str, fd: int, st: os.stat_result, max_lines: int, max_line_byt
 def _unparsed_bytes(key: str, st: os.stat_result) -> int:
     """Bytes of the file ``key`` (with stat ``st``) that reading it would parse: what the cache lacks."""
     entry = _cache.get(key)
-    if entry is not None and (entry.dev, entry.ino) == (st.st_dev, st.st_ino) and st.st_size >= entry.consumed:
-        return st.st_size - entry.consumed
-    return st.st_size
+    return st.st_size - entry.consumed if entry is not None and _continues(entry, st) else st.st_size
+
+
+def _continues(entry: _Parsed, st: os.stat_result) -> bool:
+    """The file with stat ``st`` may be the one ``entry`` parsed, grown (the same inode, no shorter);
+    _refresh also compares the first bytes before it trusts that."""
+    return (entry.dev, entry.ino) == (st.st_dev, st.st_ino) and st.st_size >= entry.consumed
 
 
 def _forget(key: str) -> None:
