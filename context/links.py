@@ -29,7 +29,7 @@ from notes_store.analysis import is_content_term
 
 from notes_store.bounded_cache import HISTORY_STATE_CHARS, TEXT_CACHE_CHARS, cached_by_size, evict_oldest
 from .relevance import terms_of
-from .stamps import without_stamp
+from .stamps import stamped, without_stamp
 from .stopping import checked
 
 # A term in more than this share of the turns (speaker names, dates, "today") links nothing.
@@ -288,8 +288,17 @@ def _prior(a: float, f: float) -> float:
     return max(0.0, min(1.0, excess / PRIOR_SCALE))
 
 
+@cached_by_size(TEXT_CACHE_CHARS, 65536)
 def speaker_of(text: str) -> str:
-    """"Name: ..." prefixes name the speaker in many logs; '' when there is none."""
+    """"Name: ..." prefixes name the speaker in many logs; '' when there is none.
+
+    A time stamp is not a name: "10/22（周二）14:05 @家里 …" and "2024-01-06T15:04 …" open with text
+    before a colon too, and read as a name they made every hour of a log a speaker of its own (turns
+    an hour apart were "other speakers", so pronoun turns lost their antecedents). The name before a
+    stamp ("Li: [May 3, 10:00] …") still counts."""
+    found = stamped(text)
+    if found is not None:
+        text = found[0]
     head, sep, _ = text[:40].partition(":")
     return head if sep and 0 < len(head) <= 24 and " " not in head.strip() else ""
 
@@ -340,8 +349,11 @@ _PRONOUN_RE = re.compile(r"(?:^|[:：。.!?！？;；]\s*)" + THIRD_PERSON, re.I
 @cached_by_size(TEXT_CACHE_CHARS, 65536)
 def refers_back(text: str) -> bool:
     """The turn opens a clause with a third-person pronoun ("He was born in Fresno.", "她现在当记者。",
-    after any "time, place:" or "Name:" prefix): it speaks of someone a turn before it named."""
-    return _PRONOUN_RE.search(text) is not None
+    after any "time, place:" or "Name:" prefix): it speaks of someone a turn before it named.
+
+    The stamp goes first: "【11月9日 21:31 · 家里】她今年六十六了。" opens its statement with 她 after a
+    closing bracket, which no clause boundary marks."""
+    return _PRONOUN_RE.search(without_stamp(text)) is not None
 
 
 def antecedents(texts: Sequence[str], roles: Sequence[str | None], chain_limit: int = 3) -> list[int]:

@@ -69,7 +69,7 @@ per_turn = cached_by_size(TEXT_CACHE_CHARS, 65536)
 @per_turn
 def body_of(text: str) -> str:
     """The turn's statement, without a leading "time, place" prefix (or "Name:", or both)."""
-    found = _stamped(text)
+    found = stamped(text)
     if found is not None:
         return found[1]
     m = _PREFIX_END.search(text, 0, 80)
@@ -79,11 +79,11 @@ def body_of(text: str) -> str:
 def without_stamp(text: str) -> str:
     """The turn without a leading "time, place" prefix that holds a clock; a "Name:" that opens the turn
     stays, before or after the stamp (who speaks is part of how a dialogue's turns link)."""
-    found = _stamped(text)
+    found = stamped(text)
     return text if found is None else found[0] + found[1]
 
 
-def _stamped(text: str) -> tuple[str, str] | None:
+def stamped(text: str) -> tuple[str, str] | None:
     """(the "Name: " before the stamp or '', what follows the stamp) when a stamp opens the turn or follows
     its "Name:"; None when it has none."""
     found = _after_stamp(text)

@@ -226,6 +226,22 @@ def test_a_turn_that_refers_back_speaks_of_the_turn_before_it():
     assert not L.refers_back("09:05 home: I told her about Therapy.")
 
 
+def test_stamps_are_neither_clause_openings_nor_speakers():
+    # A pronoun right after a bracketed stamp opens the statement; no clause mark precedes it.
+    assert L.refers_back("【11月9日 21:31 · 家里】她今年六十六了，身体还特别硬朗。")
+    assert L.refers_back("[May 3, 2023 10:00] He moved to Fresno.")
+    assert not L.refers_back("【11月9日 21:30 · 家里】下楼扔垃圾碰到张阿姨，聊了几句。")
+    # Text before a stamp's clock colon is no speaker's name ("10/22（周二）14" was one, every hour its own).
+    for stamped in ("10/22（周二）14:05 @家里 我叔叔说他们公司在裁员。", "2024-01-06T15:04 我叔叔是厨师。",
+                    "10:00北京 我到了。", "[时间:2024-01-06 15:00] 我到了。"):
+        assert L.speaker_of(stamped) == "", stamped
+    assert L.speaker_of("Li: [May 3, 2023 10:00] She was born in Fresno.") == "Li"
+    assert L.speaker_of("Caroline: hi") == "Caroline"
+    # So a pronoun turn stamped an hour after the turn naming the person still follows it.
+    texts = ["10/22（周二）14:55 @家里 昨天去小叔家蹭饭了。", "10/22（周二）15:02 @家里 他今年四十七岁。"]
+    assert L.antecedents(texts, ["user", "user"]) == [-1, 0]
+
+
 def test_a_pronoun_turn_matches_the_question_through_the_person_it_refers_to(monkeypatch):
     # Many turns name the coworker; the one fact about where he grew up says only "He".
     contents = [f"09:{k:02d} office: My coworker Noah sent me {k} funny videos." for k in range(40)]
