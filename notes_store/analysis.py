@@ -31,6 +31,8 @@ if TYPE_CHECKING:  # the adapter is imported on first use (see __getattr__ below
 # of new words. Stemmer objects are not thread-safe: one per thread.
 import Stemmer
 
+from .english_forms import BASE_FORM
+
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 # Pictographs, dingbats and symbols that people use as words (🚀, ✅, ☕); variation selectors,
 # joiners and skin tones that follow one belong to it.
@@ -51,7 +53,8 @@ def is_cjk(term: str) -> bool:
 
 
 def stem_word(word: str) -> str:
-    """English stemming (Snowball English: ``running`` -> ``run``); other scripts pass through.
+    """English stemming (Snowball English: ``running`` -> ``run``; irregular forms first read as their
+    base, ``gave`` -> ``give``); other scripts pass through.
 
     A number is its own stem (the rules all end in letters) and is not cached: a history's
     ids, times and amounts are mostly distinct and would push the words out of the cache. Nor is a
@@ -60,6 +63,7 @@ def stem_word(word: str) -> str:
     """
     if word.isdigit() and word.isascii():
         return word
+    word = BASE_FORM.get(word, word)  # "gave" -> "give" (see english_forms)
     if len(word) > CACHED_WORD_CHARS:
         stemmed: str = _snowball_stem(word)
         return stemmed

@@ -47,7 +47,7 @@ from .search_backend import CorpusStats, Filters, Hits, IndexCorrupt, IndexEntry
 
 log = logging.getLogger("ctxnotes.index")
 
-INDEX_NAME = "ctxnotes_v5"  # bump when the schema or analyzer changes: old indexes are rebuilt
+INDEX_NAME = "ctxnotes_v6"  # bump when the schema or analyzer changes: old indexes are rebuilt
 MAX_SEGMENTS = 12  # past this many small segments, the next commit merges them
 BUILD_BATCH = 5_000  # documents per writer while rebuilding: bounds the build's memory
 BUILD_LIMIT_MB = 64  # the writer's pool: past it, sorted runs go to disk (same speed here, half the peak)
