@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from notes_store import analysis, open_workspace, segment_writer, whoosh_analyzer, write_batch
 
@@ -106,3 +108,23 @@ def test_an_analysis_is_kept_only_while_its_write_is_uncommitted(tmp_path: Any) 
         assert not [a for a in write_batch._ANALYSES.values() if a.entry.key.startswith("memory/")]
     finally:
         ws.close()
+
+
+_ASCII_PIECES = ["the", "The", "running", "RUNNING", "runs", "a", "x1", "2to3", "42", "_", "snake_case", "don't",
+                 "e-mail", " ", "\n", "\t", ",", ".", "~", "\x00", "ab" * 30, "Deploy", "deployed", "i", "US", "us"]
+
+
+@given(st.lists(st.one_of(st.sampled_from(_ASCII_PIECES), st.text(st.characters(max_codepoint=127), max_size=8)),
+                max_size=60))
+@settings(max_examples=500, deadline=None)
+def test_an_ascii_text_is_analysed_as_any_text(parts: list[str]) -> None:
+    """``index_positions`` takes a shorter path for ASCII text (every write is analysed when it is made):
+    the same terms, positions and first-seen order as ``analyze`` in index mode."""
+    text = "".join(parts)
+    assert text.isascii()
+    want: dict[str, list[int]] = {}
+    for term in analysis.analyze(text):
+        want.setdefault(term.text, []).append(term.pos)
+    got = analysis.index_positions(text)
+    assert got == want
+    assert list(got) == list(want)
