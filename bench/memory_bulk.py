@@ -5,8 +5,9 @@ commits them in the background. Measured in process, through the library (``ws.m
 
 * each add (the call's wall time);
 * the first search after the burst, and ``--searches`` more, while the writes may still be uncommitted;
-* a reader thread that searches every 50 ms from the first add until the index has committed everything:
-  what a second client sees meanwhile;
+* another client (a thread) that searches and adds a small memory every 50 ms from the first add until the
+  index has committed everything: what it sees meanwhile (a big add holds the workspace's write lock while
+  it analyses its text);
 * closing the workspace (it commits whatever is still pending), and the process's peak RSS.
 
 The baseline, in the same run: a child process with the remedy undone (each write is analysed by the first
@@ -85,13 +86,17 @@ def run(label: str, texts: list[str], searches: int) -> None:
     with tempfile.TemporaryDirectory(prefix="ctxnotes-bulk-") as tmp:
         ws = open_workspace(tmp)
         reader_times: list[float] = []
+        small_adds: list[float] = []
         stop = threading.Event()
 
         def reader() -> None:
             while not stop.is_set():
                 t0 = time.perf_counter()
                 ws.memory.search("bulkneedle3 deploy", touch=False)
-                reader_times.append(time.perf_counter() - t0)
+                t1 = time.perf_counter()
+                ws.memory.add("a small fact from another client", memory_type="episodic")
+                reader_times.append(t1 - t0)
+                small_adds.append(time.perf_counter() - t1)
                 stop.wait(0.05)
 
         thread = threading.Thread(target=reader, daemon=True)
@@ -125,7 +130,7 @@ def run(label: str, texts: list[str], searches: int) -> None:
     print(f"{label}: {len(texts)} memories of {mb:.2f} MiB, {pending_after_adds} uncommitted after the adds", flush=True)
     print(f"  add: {ms(adds)}, {sum(adds):.1f} s in all")
     print(f"  first search after the adds: {first_s * 1000:.0f} ms; then {ms(later)}")
-    print(f"  a reader searching meanwhile: {ms(reader_times)}")
+    print(f"  another client meanwhile: search {ms(reader_times)}; small add {ms(small_adds)}")
     print(f"  all committed {committed_s:.1f} s after the first add; close {close_s * 1000:.0f} ms; "
           f"peak RSS {rss:.0f} MB", flush=True)
 

@@ -128,3 +128,26 @@ def test_an_ascii_text_is_analysed_as_any_text(parts: list[str]) -> None:
     got = analysis.index_positions(text)
     assert got == want
     assert list(got) == list(want)
+
+
+def test_an_add_analyses_its_text_before_it_takes_the_write_lock(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big add must not hold the workspace's write lock while it analyses its text (~0.1-0.6 s for 1 MiB): the
+    other writers would wait for it. Working memories too (their capacity is counted under the lock)."""
+    ws = open_workspace(tmp_path / "w", commit_delay=60.0)
+    under_lock: list[bool] = []
+    real = write_batch.index_positions
+
+    def positions(text: str) -> dict[str, list[int]]:
+        under_lock.append(ws._write_depth > 0)
+        return real(text)
+
+    monkeypatch.setattr(write_batch, "index_positions", positions)
+    try:
+        first = ws.memory.add(_content(1), memory_type="semantic")
+        ws.memory.add(_content(2), memory_type="working")
+        assert under_lock == [False, False]
+        assert ws.memory.read(first.id).content == _content(1)
+        assert [h.memory.id for h in ws.memory.search("bulkmem001").hits] == [first.id]
+        assert not list((tmp_path / "w" / "memory").glob(".tmp*"))  # no staged file left behind
+    finally:
+        ws.close()
