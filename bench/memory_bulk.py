@@ -15,7 +15,7 @@ search that meets it, in that search's call, and again by the commit), as before
 analysis per write, and ASCII text took the general path of the analysis. ``--kind words`` draws from a 5,000-word vocabulary (prose-like: few distinct terms per
 memory); ``--kind unique`` writes never-seen words (every word a new term: the engine's commit is the cost).
 
-Run: python -m bench.memory_bulk [--memories 40] [--kib 1024] [--kind words|unique] [--no-baseline]
+Run: python -m bench.memory_bulk [--memories 40] [--kib 1024] [--kind words|unique] [--alone] [--no-baseline]
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def ms(values: list[float]) -> str:
     return f"p50 {s['p50']:.0f} ms, p95 {s['p95']:.0f} ms, max {s['max']:.0f} ms (n={s['n']})"
 
 
-def run(label: str, texts: list[str], searches: int) -> None:
+def run(label: str, texts: list[str], searches: int, other_client: bool = True) -> None:
     from notes_store import open_workspace
 
     with tempfile.TemporaryDirectory(prefix="ctxnotes-bulk-") as tmp:
@@ -102,7 +102,8 @@ def run(label: str, texts: list[str], searches: int) -> None:
         thread = threading.Thread(target=reader, daemon=True)
         adds = []
         start = time.perf_counter()
-        thread.start()
+        if other_client:
+            thread.start()
         for text in texts:
             t0 = time.perf_counter()
             ws.memory.add(text, memory_type="semantic")
@@ -121,7 +122,8 @@ def run(label: str, texts: list[str], searches: int) -> None:
             time.sleep(0.05)
         committed_s = time.perf_counter() - start
         stop.set()
-        thread.join()
+        if other_client:
+            thread.join()
         t0 = time.perf_counter()
         ws.close()
         close_s = time.perf_counter() - t0
@@ -141,6 +143,8 @@ def main() -> None:
     ap.add_argument("--kib", type=int, default=1024, help="size of each memory (1024: the default content limit)")
     ap.add_argument("--kind", choices=("words", "unique"), default="words")
     ap.add_argument("--searches", type=int, default=5)
+    ap.add_argument("--alone", action="store_true", help="no other client during the burst: the first search "
+                    "after it meets every uncommitted write")
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--baseline", action="store_true", help="run as the baseline (remedy undone)")
     args = ap.parse_args()
@@ -148,10 +152,11 @@ def main() -> None:
         undo_remedy()
     texts = contents(args.memories, args.kib, args.kind)
     run("baseline: analysed by the first search and again by the commit" if args.baseline
-        else "ctxnotes: analysed once, by the add", texts, args.searches)
+        else "ctxnotes: analysed once, by the add", texts, args.searches, not args.alone)
     if not args.baseline and not args.no_baseline:
         subprocess.run([sys.executable, "-m", "bench.memory_bulk", "--baseline", "--memories", str(args.memories),
-                        "--kib", str(args.kib), "--kind", args.kind, "--searches", str(args.searches)], check=True)
+                        "--kib", str(args.kib), "--kind", args.kind, "--searches", str(args.searches),
+                        *(["--alone"] if args.alone else [])], check=True)
 
 
 if __name__ == "__main__":
