@@ -54,6 +54,7 @@ def undo_remedy() -> None:
     """The baseline: no analysis when a write is registered; the first search that meets it analyses it, and the
     commit analyses it again (the analysis is not registered for it); ASCII text takes the general path."""
     import notes_store.analysis as analysis
+    import notes_store.memory as memory
     import notes_store.write_batch as wb
 
     analysis._ascii_positions = analysis._any_positions
@@ -71,6 +72,7 @@ def undo_remedy() -> None:
 
     wb.Pending = LazyPending  # type: ignore[misc]
     wb.analyse = lambda entry: None  # type: ignore[assignment,return-value]
+    memory.analyse = wb.analyse  # type: ignore[attr-defined]
 
 
 def ms(values: list[float]) -> str:
