@@ -183,6 +183,11 @@ def index_positions(text: str) -> dict[str, list[int]]:
     or a Whoosh token per term: the child build processes index every note with it.
     ``tests/test_analysis_positions.py`` holds the two to the same output.
     """
+    return _ascii_positions(text) if text.isascii() else _any_positions(text)
+
+
+def _any_positions(text: str) -> dict[str, list[int]]:
+    """``index_positions`` of any text."""
     out: dict[str, list[int]] = {}
     words = _WORD_TERMS
     pos = 0
@@ -216,6 +221,34 @@ def index_positions(text: str) -> dict[str, list[int]]:
                 if i + 1 < n:
                     out.setdefault(run[i:i + 2], []).append(pos)
                 pos += 1
+    return out
+
+
+# An ASCII text's tokens: its runs of letters and digits (``TOKEN_RE``'s words; no CJK, no emoji, nothing to fold).
+_ASCII_WORD_RE = re.compile(r"[A-Za-z0-9]+")
+
+
+def _ascii_positions(text: str) -> dict[str, list[int]]:
+    """``index_positions`` of an ASCII text: its words are ``TOKEN_RE``'s (no CJK, no emoji, nothing to fold),
+    found by a plain pattern with no match object per word (a memory of 1 MiB of prose: ~0.1 s instead of
+    ~0.18 s; the words are what every memory and note write analyses)."""
+    words = _WORD_TERMS
+    out: dict[str, list[int]] = {}
+    for pos, raw in enumerate(_ASCII_WORD_RE.findall(text)):
+        term = words.get(raw)
+        if term is None:
+            word = raw.lower()
+            term = "" if word in STOP_WORDS else stem_word(word)
+            if len(raw) <= CACHED_WORD_CHARS:  # as in ``index_positions``
+                if len(words) >= 200_000:
+                    words.clear()
+                words[raw] = term
+        if term:
+            found = out.get(term)
+            if found is None:
+                out[term] = [pos]
+            else:
+                found.append(pos)
     return out
 
 

@@ -35,7 +35,7 @@ from .analysis import QueryUnit, query_units
 from .document import MAX_LISTED_UNREADABLE, dump_document, ordered_meta
 from .errors import InvalidInput, NotFound, StorageError, StoreError
 from .index import Filters
-from .item_files import ItemFiles, LoadedItem, check_revision, collecting_warnings
+from .item_files import ItemFiles, LoadedItem, StagedItem, check_revision, collecting_warnings
 from .memory_model import (MEMORY_KEYS, MEMORY_SORTS, MEMORY_TYPES, PROMOTIONS, STRATEGIES, IMPORTANCE_DIGITS,
                            MAX_SOURCE_CHARS, ConsolidateResult, ForgetResult, Memory, MemoryCollection,
                            MemoryConfig, MemoryHit, MemoryList, MemorySearchResult, MemorySummary, Moved,
@@ -43,6 +43,7 @@ from .memory_model import (MEMORY_KEYS, MEMORY_SORTS, MEMORY_TYPES, PROMOTIONS, 
 from .validation import (check_choice, check_content, check_paging, check_query, check_query_terms, check_tags,
                          is_number, iso_now, parse_time)
 from .workspace import Entry, Workspace
+from .write_batch import analyse
 
 log = logging.getLogger("ctxnotes.memory")
 Row = dict[str, Any]
@@ -83,21 +84,34 @@ class MemoryStore:
         source = _check_source(source)
         ttl = self._check_ttl(ttl_minutes, memory_type)
         self._prepare()
-        with self.ws.writing():
-            if memory_type == "working":
-                self._sync_with_folder()  # count what other processes added, for the capacity
-            now = self._now()
-            stamp = iso_now(now)
-            meta: dict[str, Any] = {"id": self.files.new_id(), "memory_type": memory_type,
-                                    "importance": importance, "tags": tags, "created_at": stamp, "source": source}
-            if memory_type == "working" and ttl is not None:
-                meta["expires_at"] = iso_now(now + ttl * 60.0)
-            with collecting_warnings(self.ws) as warnings:
-                memory = self._write(meta, None, content)
+        now = self._now()
+        stamp = iso_now(now)
+        meta: dict[str, Any] = {"id": self.files.new_id(), "memory_type": memory_type,
+                                "importance": importance, "tags": tags, "created_at": stamp, "source": source}
+        if memory_type == "working" and ttl is not None:
+            meta["expires_at"] = iso_now(now + ttl * 60.0)
+        # The file is written and fsynced, and its text analysed for the index, before the lock is taken: other
+        # writers do not wait for either (1 MiB of text is ~0.1-0.6 s of analysis); under the lock remain the
+        # rename, the folder fsync and the registration, which reuses this analysis (``write_batch.analyse``).
+        staged = self._stage(meta, None, content)
+        analysis = analyse(staged[1].entry)
+        try:
+            with self.ws.writing():
                 if memory_type == "working":
-                    memory.evicted = self._evict_over_capacity(memory.id, now)
-            memory.warnings = warnings
-            return memory
+                    self._sync_with_folder()  # count what other processes added, for the capacity
+                with collecting_warnings(self.ws) as warnings:
+                    if os.path.lexists(self._path(meta["id"])):  # 32 random bits collided meanwhile: a new id
+                        meta["id"] = self.files.new_id()
+                        memory = self._write(meta, None, content)
+                    else:
+                        memory = self._commit(staged, content)
+                    if memory_type == "working":
+                        memory.evicted = self._evict_over_capacity(memory.id, now)
+        finally:
+            staged[1].discard()  # nothing left when it was committed
+            del analysis
+        memory.warnings = warnings
+        return memory
 
     def read(self, memory_id: str) -> Memory:
         """The memory with its content (reading is not counted as an access; search hits are)."""
@@ -487,6 +501,10 @@ class MemoryStore:
 
     def _write(self, known: Row, previous: Row | None, content: str) -> Memory:
         """Write a memory file (caller holds the lock) and register it with the workspace."""
+        return self._commit(self._stage(known, previous, content), content)
+
+    def _stage(self, known: Row, previous: Row | None, content: str) -> tuple[Row, StagedItem]:
+        """The memory's file written and fsynced to a temp file (no lock needed; ``_commit`` follows under it)."""
         known = {k: v for k, v in known.items() if v is not None}
         for key in ACCESS_KEYS:  # kept unchanged where a file had them (a floor for the sidecar's); never added
             if previous is None or key not in previous:
@@ -496,10 +514,14 @@ class MemoryStore:
         if known["memory_type"] != "working":
             known.pop("expires_at", None)
         front = ordered_meta({k: known[k] for k in MEMORY_KEYS if k in known}, previous, MEMORY_KEYS)
-        data = dump_document(front, content_to_body(content))
-        entry, revision = self.files.write(known["id"], data)
-        row = self._with_access(entry.meta, self._access(known["id"]))
-        return self._memory(row, self._path(known["id"]), content, front, revision)
+        return front, self.files.stage(known["id"], dump_document(front, content_to_body(content)))
+
+    def _commit(self, staged: tuple[Row, StagedItem], content: str) -> Memory:
+        """Rename a staged memory into place durably and register it (caller holds the lock)."""
+        front, item = staged
+        entry, revision = self.files.commit(item)
+        row = self._with_access(entry.meta, self._access(item.item_id))
+        return self._memory(row, self._path(item.item_id), content, front, revision)
 
     def _memory_of(self, item: LoadedItem, access: Access | None) -> Memory:
         return self._memory(self._with_access(item.entry.meta, access), item.path, item.entry.text, item.front,

@@ -26,6 +26,9 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 from .analysis import index_positions
 
 TEXT_FIELD = "text"
+# A document's ``text`` already analysed (``index_positions``' output): the commit of an uncommitted write
+# passes the analysis its write batch made (``write_batch.analysis_of``) instead of analysing again.
+TEXT_POSITIONS = "_text_positions"
 
 
 class _Lists:
@@ -58,7 +61,8 @@ class FastAdder:
         return {term: (lists.ids, lists.weights) for term, lists in self._fields.get(TEXT_FIELD, {}).items()}
 
     def add(self, fields: dict[str, Any]) -> None:
-        """What ``SegmentWriter.add_document(**fields)`` does for a document without boosts or vectors."""
+        """What ``SegmentWriter.add_document(**fields)`` does for a document without boosts or vectors
+        (``fields[TEXT_POSITIONS]``, when present, is the analysis of ``fields["text"]``)."""
         writer = self._writer
         perdoc = self._perdoc
         docnum = writer.docnum
@@ -74,7 +78,7 @@ class FastAdder:
                 length = 0
                 if field.indexed:
                     if fieldname == TEXT_FIELD:
-                        length = self._add_text(docnum, value)
+                        length = self._add_text(docnum, value, fields.get(TEXT_POSITIONS))
                     else:
                         length = self._add_field(fieldname, field, docnum, value)
                 perdoc.add_field(fieldname, field, value if field.stored else None, length)
@@ -88,12 +92,14 @@ class FastAdder:
         writer._added = True
         writer.docnum += 1
 
-    def _add_text(self, docnum: int, value: str) -> int:
+    def _add_text(self, docnum: int, value: str, grouped: dict[str, list[int]] | None = None) -> int:
+        """Postings of the text field; ``grouped`` is ``value``'s analysis when the caller has it."""
         terms = self._fields.get(TEXT_FIELD)
         if terms is None:
             terms = self._fields[TEXT_FIELD] = {}
         encoded = self._encoded
-        grouped = index_positions(value)
+        if grouped is None:
+            grouped = index_positions(value)
         length = 0
         for poslist in grouped.values():
             length += len(poslist)

@@ -42,8 +42,9 @@ from .bounded_cache import evict_oldest
 from .errors import StorageError
 from .index_build import BuildUnavailable, build_parallel
 from .ranking import FIELD, Ranker, read_ids
-from .segment_writer import FastAdder
+from .segment_writer import TEXT_POSITIONS, FastAdder
 from .search_backend import CorpusStats, Filters, Hits, IndexCorrupt, IndexEntry, indexed_text
+from .write_batch import analysis_of
 
 log = logging.getLogger("ctxnotes.index")
 
@@ -446,7 +447,11 @@ class WhooshBackend:
                         writer.delete_by_term("key", entry.key)
                     adder = FastAdder(writer)
                     for entry in puts:
-                        adder.add(_doc(entry))
+                        doc = _doc(entry)
+                        analysis = analysis_of(entry)  # analysed once, when it was written
+                        if analysis is not None:
+                            doc[TEXT_POSITIONS] = analysis.terms
+                        adder.add(doc)
             except BaseException:
                 writer.cancel()
                 raise
