@@ -997,6 +997,12 @@ class Workspace:
         rows = [(row, score) for key, score in ranked if (row := self.catalogue.get(key)) is not None]
         return RankedRows(rows, hits.total + len(extra), hits.total_is_lower_bound)
 
+    def indexed_now(self, kind: str | None = None) -> tuple[int, int]:
+        """(documents in the index searches read now, writes still waiting to be committed), without
+        waiting for anything: what a metrics scrape may ask every few seconds (``index_count`` scans the
+        folder and waits for the pending commit, which after a burst of large writes takes seconds)."""
+        return self._index.doc_count(kind), len(self._batch)
+
     def index_count(self, kind: str | None = None) -> int:
         """Documents in the committed index (for doctor and tests): must equal the readable files."""
         self.refresh()

@@ -135,10 +135,19 @@ class WorkspaceCollector(Collector):
             return
         try:
             ws = handle.get()
-            items = GaugeMetricFamily("ctxnotes_index_items", "Items in the search index, by kind", labels=["kind"])
+            # Never waits for a commit: a scrape during a burst of writes reports what is committed so far
+            # and how many writes wait (the sum is what searches see).
+            items = GaugeMetricFamily("ctxnotes_index_items", "Items in the committed search index, by kind",
+                                      labels=["kind"])
+            pending = 0
             for kind in getattr(ws, "collections", {}) or {}:
-                items.add_metric([kind], ws.index_count(kind))
+                committed, pending = ws.indexed_now(kind)
+                items.add_metric([kind], committed)
             yield items
+            waiting = GaugeMetricFamily("ctxnotes_index_pending", "Writes searchable but not yet committed to "
+                                        "the index")
+            waiting.add_metric([], pending)
+            yield waiting
             gen = _generation(ws)
             if gen is not None:
                 g = GaugeMetricFamily("ctxnotes_index_generation", "Searcher generation of the index "

@@ -165,3 +165,29 @@ def test_served_metrics_require_the_same_token_as_mcp(http_server):
     assert status == 200, text
     fams = _families(text)
     assert "ctxnotes_tool_call_seconds" in fams and "ctxnotes_sessions" in fams
+
+
+def test_a_scrape_never_waits_for_the_pending_commit(tmp_path, monkeypatch):
+    """The index gauges read the installed searcher and count what waits: a scrape during a burst of
+    large writes used to flush (seconds of commit) and scan the folder, once per kind."""
+    handle = WorkspaceHandle(tmp_path)
+    ws = handle.get()
+    metrics.bind_workspace(handle)
+    try:
+        ws.notes.create("Committed", "first")
+        ws.flush()
+        ws._batch.stop()  # no background commit from here: what is written next stays pending
+        ws.notes.create("Pending", "second")
+
+        def waits(*_args, **_kwargs):
+            raise AssertionError("a scrape waited for the index")
+        monkeypatch.setattr(ws, "flush", waits)
+        monkeypatch.setattr(ws, "refresh", waits)
+        fams = _families(metrics.render().decode())
+    finally:
+        monkeypatch.undo()
+        handle.close()
+        metrics.bind_workspace(None)
+    items = {s.labels["kind"]: s.value for s in fams["ctxnotes_index_items"].samples}
+    assert items["note"] == 1
+    assert fams["ctxnotes_index_pending"].samples[0].value == 1
