@@ -98,7 +98,7 @@ def _gram_positions(titles: Iterable[tuple[int, str]], grams: dict[str, list[int
 
 
 def _make_room(at: int, newer: int, positions: array[int], log_ids: list[str], log_titles: list[str],
-               id_positions: array[int], grams: dict[str, array[int]]) -> None:
+               id_positions: array[int], grams: dict[str, array[int]], owned: set[str]) -> None:
     """Move the rows at position ``at`` and above up one (they are ``positions[:newer]``), leaving a hole at
     ``at``. Rare (a row placed between two rows that were consecutive), and mostly a move of a few rows."""
     log_ids.insert(at, "")
@@ -106,10 +106,11 @@ def _make_room(at: int, newer: int, positions: array[int], log_ids: list[str], l
     for i in range(newer):
         positions[i] += 1
     id_positions[:] = array("i", [p + 1 if p >= at else p for p in id_positions])
-    for held in grams.values():
+    for gram, held in grams.items():
         i = bisect_left(held, at)
-        if i < len(held):
-            held[i:] = array("i", [p + 1 for p in held[i:]])
+        if i < len(held):  # a new list: the previous generation may hold this one
+            grams[gram] = held[:i] + array("i", [p + 1 for p in held[i:]])
+            owned.add(gram)
 
 
 class NoteCompletions:
@@ -199,7 +200,16 @@ class NoteCompletions:
 
         positions, log_ids, log_titles = array("i", self.positions), list(self.log_ids), list(self.log_titles)
         ids, id_positions = list(self.ids), array("i", self.id_positions)
-        grams = {g: array("i", at) for g, at in self.grams.items()}
+        grams = dict(self.grams)  # lists shared with this generation until one changes (``own``)
+        owned: set[str] = set()
+
+        def own(gram: str) -> array[int]:
+            held = grams[gram]
+            if gram not in owned:
+                held = grams[gram] = array("i", held)
+                owned.add(gram)
+            return held
+
         tags = Counter(self.tag_counts)
         for r in reversed(gone_ranks):
             at = positions[r]
@@ -208,7 +218,7 @@ class NoteCompletions:
                 i += 1
             del ids[i], id_positions[i]
             for gram in _grams(log_titles[at]):
-                held = grams[gram]
+                held = own(gram)
                 del held[bisect_left(held, at)]  # (array.remove compares item by item from the start)
                 if not held:
                     del grams[gram]
@@ -227,7 +237,7 @@ class NoteCompletions:
                     at = newer - 1  # a hole: no row lies between two neighbours
                 else:  # no room: the newer rows move up one
                     at = newer
-                    _make_room(at, r, positions, log_ids, log_titles, id_positions, grams)
+                    _make_room(at, r, positions, log_ids, log_titles, id_positions, grams, owned)
             meta: dict[str, Any] = entries[r].fields()
             title = meta["title"].lower()
             log_ids[at], log_titles[at] = meta["id"], title
@@ -236,11 +246,11 @@ class NoteCompletions:
             ids.insert(i, meta["id"])
             id_positions.insert(i, at)
             for gram in _grams(title):
-                holding = grams.get(gram)
-                if holding is None:
-                    grams[gram] = array("i", (at,))
+                if gram in grams:
+                    insort(own(gram), at)
                 else:
-                    insort(holding, at)
+                    grams[gram] = array("i", (at,))
+                    owned.add(gram)
             tags.update(meta["tags"])
         return NoteCompletions(version, entries, positions, log_ids, log_titles, ids, id_positions, grams,
                                {t: c for t, c in tags.items() if c > 0})

@@ -236,8 +236,10 @@ def test_stepped_index_is_the_whole_one(seed: int, size: int, rounds: int, data:
         if rng.random() < 0.1 and len(entries) > 1:  # unchanged rows trading places: made whole
             i = rng.randrange(len(entries) - 1)
             entries[i], entries[i + 1] = entries[i + 1], entries[i]
+        previous, seen = index, _view(index)
         index = NoteCompletions.make(version, entries, index)
         assert _view(index) == _view(NoteCompletions.make(version, entries))
+        assert _view(previous) == seen  # a step leaves the previous generation as it was (readers may hold it)
         headers = _headers(entries)
         for value in _values(data, [h.id for h in headers], 4):
             want = completions.match_notes(headers, value)
