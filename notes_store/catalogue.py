@@ -48,6 +48,11 @@ class Entry:
             self._meta = json.loads(self._raw or "{}")
         return self._meta
 
+    def fields(self) -> dict[str, Any]:
+        """``meta`` for one reader, without keeping it parsed when the row is in its JSON form (a reader of
+        every row, such as the completion index, would otherwise leave ~1 KB of objects on each)."""
+        return self._meta if self._meta is not None else json.loads(self._raw or "{}")
+
     @property
     def path(self) -> Path:
         return Path(self._root, self.key)
@@ -131,8 +136,9 @@ class LazyRows(Mapping[str, Entry]):
 
 class Catalogue:
     """Rows by key, with a ``version`` that changes on every mutation (sorted listings are cached
-    against it). Mutations and snapshots take a short lock, so readers never see a half-made change
-    and never wait behind a file write."""
+    against it) and a ``kind_version`` per kind that changes only when a row of that kind does.
+    Mutations and snapshots take a short lock, so readers never see a half-made change and never
+    wait behind a file write."""
 
     def __init__(self, rows: Mapping[str, Entry] | None = None) -> None:
         self._rows: dict[str, Entry] = {}
@@ -141,6 +147,8 @@ class Catalogue:
         self._lock = threading.Lock()
         self._adopt(rows or {})
         self.version = next(_versions)
+        self._kind_versions: dict[str, int] = {}  # kind -> ``version`` when a row of it last changed
+        self._all_replaced = self.version  # ... for a kind with none since the rows were last replaced
         self._cache: dict[str, tuple[int, list[Entry]]] = {}
         self._sort_keys: dict[str, dict[str, Any]] = {}  # "kind:name" -> {row key: its sort key}
 
@@ -210,16 +218,29 @@ class Catalogue:
             self._make_all()
             return list(self._rows.values())
 
+    def kind_version(self, kind: str) -> int:
+        """Changes whenever a row of ``kind`` is added, replaced or removed, or all rows are replaced; unlike
+        ``version``, not when other kinds change (a cache of the notes outlives memory writes). Values come
+        from the same counter as ``version``: no two catalogues, nor two states of one, share a value."""
+        return self._kind_versions.get(kind, self._all_replaced)
+
+    def _kind_changed(self, *kinds: str) -> None:
+        for kind in kinds:
+            self._kind_versions[kind] = self.version
+
     def _forget_sort_keys(self, key: str) -> None:
         for known in self._sort_keys.values():
             known.pop(key, None)
 
     def __setitem__(self, key: str, entry: Entry) -> None:
         with self._lock:
-            self._lazy.pop(key, None)
+            lazy = self._lazy.pop(key, None)
+            old = self._rows.get(key)
             self._rows[key] = entry
             self._forget_sort_keys(key)
             self.version = next(_versions)
+            self._kind_changed(entry.kind, *((old.kind,) if old is not None else ()),
+                               *((lazy.split("\t", 1)[0],) if lazy is not None else ()))
 
     def __delitem__(self, key: str) -> None:
         self.pop(key)
@@ -230,6 +251,8 @@ class Catalogue:
             self._rows.pop(key, None)
             self._forget_sort_keys(key)
             self.version = next(_versions)
+            if entry is not None:
+                self._kind_changed(entry.kind)
             return default if entry is None else entry
 
     def replace_all(self, rows: Mapping[str, Entry]) -> None:
@@ -237,6 +260,7 @@ class Catalogue:
             self._adopt(rows)
             self._sort_keys = {}
             self.version = next(_versions)
+            self._kind_versions, self._all_replaced = {}, self.version
 
     # -- listings ----------------------------------------------------------------
     def entries(self, kind: str) -> list[Entry]:
