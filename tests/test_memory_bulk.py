@@ -151,3 +151,27 @@ def test_an_add_analyses_its_text_before_it_takes_the_write_lock(tmp_path: Any, 
         assert not list((tmp_path / "w" / "memory").glob(".tmp*"))  # no staged file left behind
     finally:
         ws.close()
+
+
+def test_a_note_write_analyses_its_text_before_it_takes_the_write_lock(tmp_path: Any,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """note create and update stage their file before the lock; their analysis goes there too (under the lock
+    the group's leader analysed every queued writer's text while all of them waited)."""
+    ws = open_workspace(tmp_path / "w", commit_delay=60.0)
+    under_lock: list[bool] = []
+    real = write_batch.index_positions
+
+    def positions(text: str) -> dict[str, list[int]]:
+        under_lock.append(ws._write_depth > 0)
+        return real(text)
+
+    monkeypatch.setattr(write_batch, "index_positions", positions)
+    try:
+        note = ws.notes.create("Bulk", _content(3))
+        ws.notes.update(note.id, content=_content(4))
+        assert under_lock == [False, False]
+        assert [h.note.id for h in ws.notes.search("bulkmem004").hits] == [note.id]
+        assert ws.notes.search("bulkmem003").total == 0
+        assert not list((tmp_path / "w" / "notes").glob(".tmp*"))
+    finally:
+        ws.close()
