@@ -268,7 +268,8 @@ class Catalogue:
         return list(self._of_kind(kind))
 
     def _of_kind(self, kind: str) -> list[Entry]:
-        version = self.version
+        # Kept until a row of this kind changes: a memory write does not make the notes' listing scan again.
+        version = self.kind_version(kind)
         cached = self._cache.get(kind)
         if cached is None or cached[0] != version:
             cached = (version, [e for e in self.values() if e.kind == kind])
@@ -276,14 +277,14 @@ class Catalogue:
         return cached[1]
 
     def sorted_entries(self, kind: str, key: Callable[[Entry], Any], name: str, reverse: bool) -> list[Entry]:
-        """Rows of one kind in ``key`` order, cached per ``name`` until the catalogue changes.
+        """Rows of one kind in ``key`` order, cached per ``name`` until a row of that kind changes.
 
         Each row's sort key is kept (per ``name``, until that row changes), and a row still in its
         JSON form is parsed only for the moment its key is taken: re-sorting after a write reads
         no JSON again, and listing 100k notes does not leave 100k parsed front matters behind.
         """
         cache_key = f"{kind}:{name}:{reverse}"
-        version = self.version
+        version = self.kind_version(kind)
         cached = self._cache.get(cache_key)
         if cached is None or cached[0] != version:
             known = self._sort_keys.setdefault(f"{kind}:{name}", {})
