@@ -227,7 +227,7 @@ def _sampling_summarizer(ctx: Context) -> Any:
     except Exception:
         return None
     import time
-    deadline = time.monotonic() + SAMPLING_CALL_BUDGET_S
+    spent = [0.0]  # seconds this call's summary requests have taken so far
     failed: list[str] = []  # why sampling stopped for this call (empty while it works)
 
     async def ask(text: str, query: str, max_tokens: int) -> str | None:
@@ -237,7 +237,7 @@ def _sampling_summarizer(ctx: Context) -> Any:
                   f"with this query: {query}\nReply with the summary only.\n\n---\n{text}")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with anyio.fail_after(min(SAMPLING_TIMEOUT_S, max(0.0, deadline - time.monotonic()))):
+            with anyio.fail_after(min(SAMPLING_TIMEOUT_S, max(0.0, SAMPLING_CALL_BUDGET_S - spent[0]))):
                 r = await session.create_message(
                     [SamplingMessage(role="user", content=TextContent(type="text", text=prompt))],
                     max_tokens=max(16, int(max_tokens)),
@@ -250,9 +250,10 @@ def _sampling_summarizer(ctx: Context) -> Any:
     def summarize(text: str, query: str, max_tokens: int) -> str | None:
         if failed:
             raise SamplingUnavailable(failed[0])
-        if time.monotonic() >= deadline:
+        if spent[0] >= SAMPLING_CALL_BUDGET_S:
             failed.append(f"this call's {SAMPLING_CALL_BUDGET_S:.0f} s for summaries is used up")
             raise SamplingUnavailable(failed[0])
+        started = time.monotonic()
         try:
             return anyio.from_thread.run(ask, text, query, max_tokens)
         except Exception as exc:  # the library falls back to extractive shortening
@@ -260,6 +261,8 @@ def _sampling_summarizer(ctx: Context) -> Any:
             failed.append(f"the client's sampling failed earlier in this call ({why})")
             log.info("sampling summarizer unavailable (%s); falling back", why)
             raise SamplingUnavailable(f"client sampling failed ({why})") from None
+        finally:
+            spent[0] += time.monotonic() - started
 
     return summarize
 

@@ -97,12 +97,12 @@ async def test_a_failing_sampler_is_asked_once_per_call(server, monkeypatch, fai
 
 async def test_sampling_stops_when_the_calls_time_budget_is_used(server, monkeypatch):
     from server import tools_context
-    monkeypatch.setattr(tools_context, "SAMPLING_CALL_BUDGET_S", 0.6)
+    monkeypatch.setattr(tools_context, "SAMPLING_CALL_BUDGET_S", 1.5)
     calls = []
 
-    async def sampling(context, params):  # slow but successful: each summary takes 0.4 s
+    async def sampling(context, params):  # slow but successful: each summary takes 0.6 s
         calls.append(params)
-        await anyio.sleep(0.4)
+        await anyio.sleep(0.6)
         return CreateMessageResult(role="assistant", model="fake", content=TextContent(type="text", text="S."))
 
     with anyio.fail_after(60):
@@ -112,5 +112,5 @@ async def test_sampling_stops_when_the_calls_time_budget_is_used(server, monkeyp
     methods = [c["method"] for c in _compressed(r)]
     # The first fits in the budget; the one that runs past it is cut off (a timeout) and ends sampling.
     assert methods[0] == "summarizer" and methods[-1] == "extractive", methods
-    assert len(calls) == methods.index("extractive") + 1 < len(methods), (len(calls), methods)
+    assert len(calls) == methods.index("extractive") + 1, (len(calls), methods)  # none asked after it
     assert any("failed earlier in this call" in w for w in r.structured_content["warnings"])
