@@ -59,7 +59,8 @@ def test_the_turn_that_tells_the_event_with_its_time_outranks_the_chatter_about_
     contents: list[str] = []
     for k in range(40):
         contents += [f"Mel: Work was busy, ticket {k} again.", f"Caro: Same here, meeting {k} ran long."]
-    contents[21] = "Mel: I finally went to a pottery workshop last Friday with the kids."
+    # Not "went": it meets the question's "go" (english_forms), and the turn would win without the signal.
+    contents[21] = "Mel: I finally made it to a pottery workshop last Friday with the kids."
     chatter = [31, 45, 59, 73]
     for k in chatter:
         contents[k] = "Mel: The pottery workshop teacher says my pottery is getting better, the workshop is fun."
