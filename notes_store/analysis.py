@@ -186,6 +186,17 @@ def index_positions(text: str) -> dict[str, list[int]]:
     return _ascii_positions(text) if text.isascii() else _any_positions(text)
 
 
+def _term_of_word(raw: str, word: str) -> str:
+    """The index term of a word as written (``word``: folded, lower case; '' for a stop word), remembered in
+    ``_WORD_TERMS`` unless it is long (a note's 1 MiB "word" is not kept; see stem_word)."""
+    term = "" if word in STOP_WORDS else stem_word(word)
+    if len(raw) <= CACHED_WORD_CHARS:
+        if len(_WORD_TERMS) >= 200_000:
+            _WORD_TERMS.clear()
+        _WORD_TERMS[raw] = term
+    return term
+
+
 def _any_positions(text: str) -> dict[str, list[int]]:
     """``index_positions`` of any text."""
     out: dict[str, list[int]] = {}
@@ -197,12 +208,7 @@ def _any_positions(text: str) -> dict[str, list[int]]:
         if kind == "word":
             term = words.get(raw)
             if term is None:
-                word = fold(raw).lower()
-                term = "" if word in STOP_WORDS else stem_word(word)
-                if len(raw) <= CACHED_WORD_CHARS:  # a note's 1 MiB "word" is not kept (see stem_word)
-                    if len(words) >= 200_000:
-                        words.clear()
-                    words[raw] = term
+                term = _term_of_word(raw, fold(raw).lower())
             if term:
                 found = out.get(term)
                 if found is None:
@@ -237,12 +243,7 @@ def _ascii_positions(text: str) -> dict[str, list[int]]:
     for pos, raw in enumerate(_ASCII_WORD_RE.findall(text)):
         term = words.get(raw)
         if term is None:
-            word = raw.lower()
-            term = "" if word in STOP_WORDS else stem_word(word)
-            if len(raw) <= CACHED_WORD_CHARS:  # as in ``index_positions``
-                if len(words) >= 200_000:
-                    words.clear()
-                words[raw] = term
+            term = _term_of_word(raw, raw.lower())
         if term:
             found = out.get(term)
             if found is None:

@@ -130,10 +130,8 @@ def test_an_ascii_text_is_analysed_as_any_text(parts: list[str]) -> None:
     assert list(got) == list(want)
 
 
-def test_an_add_analyses_its_text_before_it_takes_the_write_lock(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A big add must not hold the workspace's write lock while it analyses its text (~0.1-0.6 s for 1 MiB): the
-    other writers would wait for it. Working memories too (their capacity is counted under the lock)."""
-    ws = open_workspace(tmp_path / "w", commit_delay=60.0)
+def _watch_analyses(ws: Any, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """For each write's analysis from now on: whether the workspace's write lock was held while it ran."""
     under_lock: list[bool] = []
     real = write_batch.index_positions
 
@@ -142,6 +140,14 @@ def test_an_add_analyses_its_text_before_it_takes_the_write_lock(tmp_path: Any, 
         return real(text)
 
     monkeypatch.setattr(write_batch, "index_positions", positions)
+    return under_lock
+
+
+def test_an_add_analyses_its_text_before_it_takes_the_write_lock(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big add must not hold the workspace's write lock while it analyses its text (~0.1-0.6 s for 1 MiB): the
+    other writers would wait for it. Working memories too (their capacity is counted under the lock)."""
+    ws = open_workspace(tmp_path / "w", commit_delay=60.0)
+    under_lock = _watch_analyses(ws, monkeypatch)
     try:
         first = ws.memory.add(_content(1), memory_type="semantic")
         ws.memory.add(_content(2), memory_type="working")
@@ -158,14 +164,7 @@ def test_a_note_write_analyses_its_text_before_it_takes_the_write_lock(tmp_path:
     """note create and update stage their file before the lock; their analysis goes there too (under the lock
     the group's leader analysed every queued writer's text while all of them waited)."""
     ws = open_workspace(tmp_path / "w", commit_delay=60.0)
-    under_lock: list[bool] = []
-    real = write_batch.index_positions
-
-    def positions(text: str) -> dict[str, list[int]]:
-        under_lock.append(ws._write_depth > 0)
-        return real(text)
-
-    monkeypatch.setattr(write_batch, "index_positions", positions)
+    under_lock = _watch_analyses(ws, monkeypatch)
     try:
         note = ws.notes.create("Bulk", _content(3))
         ws.notes.update(note.id, content=_content(4))
