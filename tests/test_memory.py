@@ -632,3 +632,32 @@ def test_partial_candidate_pool_ranks_like_a_full_one(mws):
     assert full.candidates == few.candidates == 80 and len(full.hits) == 80
     assert [h.memory.id for h in few.hits] == [h.memory.id for h in full.hits[:3]]
     assert full.hits[0].relevance < 1.0  # importance did reorder the BM25 ranking
+
+
+def test_completion_and_purge_look_at_the_rows_only_when_they_changed_or_one_expired(mws, clock, monkeypatch):
+    """Every memory call starts with the purge, and completion asks ``ids`` per keystroke: both scanned (and
+    sorted) every memory row each time."""
+    short = mws.memory.add("short lived", ttl_minutes=10)
+    longer = mws.memory.add("longer lived", ttl_minutes=60)
+    fact = mws.memory.add("a fact", memory_type="semantic")
+    assert mws.memory.ids() == sorted([fact.id, longer.id, short.id], reverse=True)  # same second: by id
+    scans = []
+    real = mws.entries
+
+    def entries(kind):
+        scans.append(kind)
+        return real(kind)
+
+    monkeypatch.setattr(mws, "entries", entries)
+    for prefix in ("", "m", "mem_", short.id[:6]):
+        assert set(mws.memory.ids(prefix)) >= ({short.id} if short.id.startswith(prefix) else set())
+    assert scans == []                                   # nothing changed, nothing expired: no row read
+    clock.advance(11 * 60)                               # the short one expires: the purge looks, once
+    assert short.id not in mws.memory.ids()
+    assert not os.path.exists(short.path)
+    assert set(mws.memory.ids()) == {fact.id, longer.id} and len(scans) >= 1
+    after = len(scans)
+    mws.memory.ids("m")
+    assert len(scans) == after                           # and then no more
+    mws.memory.add("new one", memory_type="semantic")    # a change: read again
+    assert len(mws.memory.ids()) == 3 and len(scans) > after
