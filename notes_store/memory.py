@@ -543,8 +543,12 @@ class MemoryStore:
     def _expires_at(self, row: Row) -> str:
         return str(row.get("expires_at") or iso_now(self._expires_ts(row)))
 
+    def _expiry(self, row: Row) -> float:
+        """When the memory expires: a working memory's expiry, never (inf) for the other types."""
+        return self._expires_ts(row) if row["memory_type"] == "working" else float("inf")
+
     def _expired(self, row: Row, now: float) -> bool:
-        return bool(row["memory_type"] == "working" and self._expires_ts(row) <= now)
+        return self._expiry(row) <= now
 
     def _value_key(self, row: Row, now: float) -> tuple[float, float, str]:
         """Sort key, best last when ascending: value, then last access, then id."""
@@ -571,13 +575,11 @@ class MemoryStore:
         keys: builtins.list[str] = []
         first = float("inf")
         for entry in self.ws.entries("memory"):
-            meta = entry.meta
-            if meta["memory_type"] == "working":
-                expires = self._expires_ts(meta)
-                if expires <= now:
-                    keys.append(entry.key)
-                elif expires < first:
-                    first = expires
+            expires = self._expiry(entry.meta)
+            if expires <= now:
+                keys.append(entry.key)
+            elif expires < first:
+                first = expires
         self._first_expiry = (version, first)
         return self._purge(keys) if keys else []
 
@@ -593,9 +595,7 @@ class MemoryStore:
         if found is None or found.version != version:
             entries = sorted(self.ws.entries("memory"), key=lambda e: (e.meta["_created"], e.meta["id"]),
                              reverse=True)
-            found = self._expiries = _Expiries(version, [
-                (str(e.meta["id"]), self._expires_ts(e.meta) if e.meta["memory_type"] == "working" else float("inf"))
-                for e in entries])
+            found = self._expiries = _Expiries(version, [(str(e.meta["id"]), self._expiry(e.meta)) for e in entries])
         return found
 
     def _purge(self, keys: builtins.list[str]) -> builtins.list[str]:
