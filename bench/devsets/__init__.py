@@ -25,6 +25,8 @@
 - ``en-written`` (``bench/devsets/written/*.json``, CC0): four long two-speaker conversations written in
   free prose, not from templates, in LoCoMo's own format, each by a different author who read neither
   the selection nor the generators (conv-26 only, for the style): conversations 1-2 dev, 3-4 held-out.
+- ``en-written-2`` (``bench/devsets/written/en_conv_5.json``, ``en_conv_6.json``, CC0): two more, by two
+  more such authors, written after every tuning round so far (2026-12-03): held out only.
 - ``zh-written`` (``bench/devsets/written/zh_log_*.json``, CC0): three Chinese logs of one voice written in
   free prose by three more authors, from the issue's description only: log 1 dev, 2-3 held-out.
 - ``zh-lifelog`` (``bench.devsets.life_logs``, CC0): a fourth, by an author who read neither the selection
@@ -61,7 +63,7 @@ from .statement_logs import generate_log
 __all__ = ["Conversation", "DevSet", "Question", "Turn", "DEFAULT_LOCOMO", "DEV_SEEDS", "HELD_OUT_SEEDS",
            "SET_NAMES", "WRITTEN", "all_sets", "daily_log_set", "dialogue_set", "diary_log_set", "hard_memlog_set", "interleave_sessions",
            "life_log_set", "load_locomo", "long_chat_set", "memlog_set", "restamped_set", "reunion_chat_set", "statement_log_set", "strip_session",
-           "load_written_log", "written_log_set", "written_set"]
+           "load_written_log", "written_late_set", "written_log_set", "written_set", "WRITTEN_LATE"]
 
 REPO = Path(__file__).resolve().parent.parent.parent
 DEFAULT_LOCOMO = REPO.parent / "shared" / "data" / "locomo" / "conv-26.json"
@@ -165,9 +167,18 @@ WRITTEN = Path(__file__).resolve().parent / "written"
 WRITTEN_SPLITS = {"dev": ("en_conv_1.json", "en_conv_2.json"), "held-out": ("en_conv_3.json", "en_conv_4.json")}
 
 
+# Written on 2026-12-03 by two more authors, after every tuning round so far: held out only (no dev split).
+WRITTEN_LATE = ("en_conv_5.json", "en_conv_6.json")
+
+
 def written_set(split: str) -> DevSet:
     """``en-written``: the free-prose conversations of ``split`` (``WRITTEN_SPLITS``), fed as conv-26 is."""
     return DevSet("en-written", split, [strip_session(load_locomo(WRITTEN / name)) for name in WRITTEN_SPLITS[split]])
+
+
+def written_late_set() -> DevSet:
+    """``en-written-2``: the later free-prose conversations (``WRITTEN_LATE``), held out, fed as conv-26 is."""
+    return DevSet("en-written-2", "held-out", [strip_session(load_locomo(WRITTEN / name)) for name in WRITTEN_LATE])
 
 
 def load_written_log(path: Path, with_timestamps: bool = False) -> Conversation:
@@ -201,7 +212,7 @@ def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
                                          for seed in seeds for k in range(DIALOGUES_PER_SEED)])
 
 
-SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "en-reunion", "en-written", "zh-log", "en-log", "zh-memlog",
+SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "en-reunion", "en-written", "en-written-2", "zh-log", "en-log", "zh-memlog",
              "en-memlog", "zh-memlog-hard", "en-memlog-hard", "zh-daily", "en-daily", "zh-diary",
              "zh-lifelog", "zh-written", "zh-restamped")
 
@@ -225,6 +236,8 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
     for make_set in (dialogue_set, long_chat_set, reunion_chat_set):
         add(make_set)
     add(lambda _seeds, split: written_set(split))  # the written sets are split by file, not by seed
+    if held_out:
+        sets.append(written_late_set())
     for make in (statement_log_set, memlog_set, hard_memlog_set, daily_log_set):
         for lang in ("zh", "en"):
             add(partial(make, lang))
