@@ -13,14 +13,14 @@ import os
 import time
 from collections.abc import Callable
 
-from .errors import Conflict, InvalidInput, NotFound, StorageError, StoreError
+from .errors import Busy, Conflict, InvalidInput, NotFound, StorageError, StoreError
 from .memory import MemoryCollection, MemoryConfig, MemoryStore
 from .notes import NOTE_TYPES, Note, NoteCollection, NoteStore
 from .settings import Settings, load_settings
 from .workspace import Workspace
 
 __all__ = ["open_workspace", "OpenWorkspace", "Workspace", "NoteStore", "Note", "NOTE_TYPES", "MemoryConfig",
-           "Settings", "load_settings", "StoreError", "InvalidInput", "NotFound", "StorageError", "Conflict"]
+           "Settings", "load_settings", "StoreError", "InvalidInput", "NotFound", "StorageError", "Conflict", "Busy"]
 
 
 class OpenWorkspace(Workspace):

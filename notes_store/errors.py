@@ -26,6 +26,10 @@ class StorageError(StoreError, OSError):
     """The file system refused a write; the previous version is intact."""
 
 
+class Busy(StoreError):
+    """The index is too far behind the writes to take another now; nothing was written: retry shortly."""
+
+
 class Conflict(StoreError):
     """The item changed since the caller read it (its revision differs from ``expected_revision``).
 

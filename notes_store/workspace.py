@@ -29,7 +29,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from .analysis import QueryUnit
 from .catalogue import Catalogue, Entry
 from .document import BadFile, clipped_reason
-from .errors import StorageError
+from .errors import Busy, StorageError
 from .folder_sync import PAUSE_EVERY, FolderSync, Found, Problem
 from .fsio import WorkspaceLock, fsync_dir, remove_temp_files
 from .safe_read import read_regular_file
@@ -49,6 +49,7 @@ CATALOGUE_FILE = "catalogue"
 GITIGNORE = ("# ctxnotes: the index and locks are derived from the notes; never commit them\n"
              f".index/\n.tmp-*\n{LOCK_FILE}\n")
 DEFAULT_MAX_CONTENT_BYTES = 1 << 20
+BACKLOG_WAIT_S = 30.0            # seconds a writer waits for the index to catch up before it is told to retry
 SAFETY_RESCAN_INTERVAL = 300.0  # seconds between full scans in a watching server, whatever inotify says
 RETRY_AFTER_ERROR = 2.0         # seconds before a refresh that failed is tried again (in the background)
 SAVE_WHEN_IDLE = 10.0           # seconds without writes before a changed catalogue is saved
@@ -363,6 +364,7 @@ class Workspace:
         are released (still before the write is acknowledged): every system call made with the
         locks held may wait for the GIL while the other writers queue.
         """
+        self._wait_for_index()
         changes: dict[str, str] = {}
         bump_after = False
         with self._mutex, self.lock.hold():
@@ -602,8 +604,23 @@ class Workspace:
             self._recover(f"index failed during a write ({failure})", rebuilds)
 
     def flush(self, include_lazy: bool = True) -> None:
-        """Commit uncommitted index work now (``include_lazy=False``: only if a real write is waiting)."""
+        """Commit uncommitted index work now (``include_lazy=False``: only if a real write is waiting):
+        every write registered before the call, a chunk per engine commit (``WriteBatch.take``)."""
+        upto = self._batch.seq
         self._commit_batch(include_lazy)
+        while self._batch.holds_writes_up_to(upto):
+            self._commit_batch(include_lazy)
+
+    def _wait_for_index(self) -> None:
+        """Before a write takes the locks: while the index is more than ``WriteBatch.max_backlog`` of text
+        behind, wait for the committer (at most ``BACKLOG_WAIT_S``), so a client writing faster than the
+        engine commits cannot grow the overlay's memory without bound. A nested write does not wait."""
+        if self._writer == threading.get_ident() or not self._batch.over_backlog():
+            return
+        if not self._batch.wait_for_room(BACKLOG_WAIT_S):
+            raise Busy(f"the search index is more than {self._batch.max_backlog >> 20} MiB of writes behind "
+                       f"(waited {BACKLOG_WAIT_S:.0f} s for it to commit); nothing was written: retry in a "
+                       "few seconds, or write less at once")
 
     # -- keeping up with the files ------------------------------------------------
     def refresh(self, force: bool = False, wait: bool | None = None, polite: bool = False) -> None:

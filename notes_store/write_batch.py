@@ -8,7 +8,13 @@ the overlay into the engine in batches, so readers never wait for an engine comm
 writes costs a commit every ``max_wait`` seconds, not one each: a commit has a fixed cost (~12 ms of
 CPU here, on the server's GIL) and every new searcher empties the engine's decoded-postings caches.
 A batch is committed once writes pause for ``delay`` seconds, its oldest write is ``max_wait``
-seconds old, or it holds ``max_docs`` writes or ``max_bytes`` of text (the overlay's memory bound).
+seconds old, or it holds ``max_docs`` writes or ``max_bytes`` of text.
+
+Memory is bounded on both sides of the commit. The engine holds a commit's postings in memory, so a commit
+takes at most ``chunk_bytes`` of text (oldest writes first; the rest follows at once). The overlay holds
+each write's analysis (about 25 MB per MiB of never-seen words), so when its text passes ``max_backlog``
+writers wait for the committer (``wait_for_room``) instead of the overlay growing with the client's pace:
+before these bounds, 150 memories of 1 MiB of distinct words took the process to 15.8 GB.
 
 Nothing acknowledged depends on the overlay: the files are already on disk, and a restart
 indexes whatever the engine missed.
@@ -149,13 +155,18 @@ class WriteBatch:
     """Uncommitted writes by key, and the thread that commits them (``commit`` does the work)."""
 
     def __init__(self, commit: Callable[[], None], delay: float = 0.25, max_docs: int = 256,
-                 max_wait: float | None = None, max_bytes: int = 16 << 20) -> None:
+                 max_wait: float | None = None, max_bytes: int = 16 << 20, chunk_bytes: int = 4 << 20,
+                 max_backlog: int = 16 << 20) -> None:
         self.delay = delay
         self.max_wait = max_wait if max_wait is not None else 8 * delay
         self.max_docs = max_docs
         self.max_bytes = max_bytes
+        self.chunk_bytes = chunk_bytes  # text per engine commit (its in-memory postings)
+        self.max_backlog = max_backlog  # uncommitted text beyond which writers wait (``wait_for_room``)
         self._commit = commit
         self._lock = threading.Lock()
+        self._room = threading.Condition(self._lock)  # notified when commits shrink the overlay
+        self._cut = False  # the last ``take`` left older writes for the next commit
         self._pending: dict[str, Pending] = {}
         self._bytes = 0  # indexed text held by ``_pending`` (approximate: rewrites count twice until ``done``)
         self._lazy: dict[str, IndexEntry] = {}  # no indexed text changed: committed with the next batch
@@ -201,6 +212,37 @@ class WriteBatch:
             self._pending.clear()
             self._lazy.clear()
             self._bytes = 0
+            self._room.notify_all()
+
+    def over_backlog(self) -> bool:
+        """More uncommitted text than ``max_backlog``: the next writer should ``wait_for_room``."""
+        return self._bytes > self.max_backlog
+
+    def wait_for_room(self, timeout: float) -> bool:
+        """Wait until the uncommitted text is back within ``max_backlog``; False if ``timeout`` passed first.
+
+        Writers call it before they take the workspace's locks (searches never wait here): a client that
+        writes faster than the engine commits is slowed to the commit's pace."""
+        deadline = time.monotonic() + timeout
+        with self._room:
+            while self._bytes > self.max_backlog:
+                self._full.set()  # commit now: no point gathering a bigger batch
+                self._wake.set()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._room.wait(min(left, 1.0))
+        return True
+
+    def holds_writes_up_to(self, seq: int) -> bool:
+        """Some write registered at or before ``seq`` (see ``seq``) is still uncommitted."""
+        with self._lock:
+            return any(item.seq <= seq for item in self._pending.values())
+
+    @property
+    def seq(self) -> int:
+        """The sequence number of the latest registered write."""
+        return self._seq
 
     # -- what searches call ----------------------------------------------------------
     def snapshot(self) -> dict[str, Pending]:
@@ -217,12 +259,21 @@ class WriteBatch:
 
     # -- what the committer calls --------------------------------------------------------
     def take(self, include_lazy: bool = True) -> tuple[dict[str, Pending], dict[str, IndexEntry]]:
-        """What to commit now (it stays in the overlay until ``done``)."""
+        """What to commit now: the oldest writes, up to ``chunk_bytes`` of text and ``max_docs`` writes (at
+        least one), and the lazy entries. They stay in the overlay until ``done``."""
         with self._lock:
+            chunk: dict[str, Pending] = {}
+            size = 0
+            for key, item in sorted(self._pending.items(), key=lambda kv: kv[1].seq):
+                if chunk and (len(chunk) >= self.max_docs or size + item.size > self.chunk_bytes):
+                    break
+                chunk[key] = item
+                size += item.size
+            self._cut = len(chunk) < len(self._pending)
             lazy = dict(self._lazy) if include_lazy or self._pending else {}
             if lazy:
                 self._lazy.clear()
-            return dict(self._pending), lazy
+            return chunk, lazy
 
     def done(self, committed: dict[str, Pending]) -> None:
         """Drop committed writes from the overlay, unless rewritten meanwhile.
@@ -235,6 +286,7 @@ class WriteBatch:
                 if self._pending.get(key) is item:
                     del self._pending[key]
             self._bytes = sum(item.size for item in self._pending.values())
+            self._room.notify_all()
 
     def restore_lazy(self, lazy: dict[str, IndexEntry]) -> None:
         """Put back lazy entries a failed commit did not apply (newer writes win)."""
@@ -303,4 +355,8 @@ def _committer(ref: weakref.ReferenceType[WriteBatch]) -> None:
             log.exception("background index commit failed")
             stop.wait(1.0)
             wake.set()
+        else:
+            if batch._cut:  # older writes wait for the next chunk: commit it without gathering
+                batch._full.set()
+                wake.set()
         del batch
