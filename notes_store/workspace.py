@@ -603,6 +603,19 @@ class Workspace:
         if failure is not None:
             self._recover(f"index failed during a write ({failure})", rebuilds)
 
+    def _catch_up(self) -> None:
+        """Commit chunks here until the overlay is back within its bound (caller holds ``_mutex``): files
+        changed behind our back (a ``git pull`` of many large notes) would otherwise all sit analysed in
+        memory at once. Stops early when a commit makes no progress (a full disk: the files stay pending)."""
+        while self._batch.over_backlog():
+            before = len(self._batch)
+            try:
+                self._commit_batch()
+            except StorageError:
+                return
+            if len(self._batch) >= before:
+                return
+
     def flush(self, include_lazy: bool = True) -> None:
         """Commit uncommitted index work now (``include_lazy=False``: only if a real write is waiting):
         every write registered before the call, a chunk per engine commit (``WriteBatch.take``)."""
@@ -797,6 +810,8 @@ class Workspace:
                 continue
             self._batch.put(loaded)
             changes[key] = "updated" if existed else "created"
+            if self._batch.over_backlog():
+                self._catch_up()
         for key in removed:
             if not os.path.lexists(self.root / key):  # not written since the scan
                 self.catalogue.pop(key)

@@ -136,3 +136,32 @@ def test_waiting_writers_go_in_as_the_committer_catches_up(stalled: Any) -> None
     release.set()
     writer.join(10)
     assert done and ws.notes.read(done[0]).title == "late"
+
+
+def test_files_changed_behind_our_back_are_committed_as_they_are_read(tmp_path: Path) -> None:
+    """A ``git pull`` of many large notes: the refresh commits chunks while it reads them, so the overlay
+    never holds more than its bound (plus one file), and every note is found."""
+    ws = open_workspace(tmp_path / "w", commit_delay=60.0)
+    try:
+        ws._batch.max_backlog = 20 * KIB
+        ws._batch.chunk_bytes = 8 * KIB
+        most = 0
+        real_put = ws._batch.put
+
+        def put(entry: IndexEntry, lazy: bool = False) -> None:
+            nonlocal most
+            real_put(entry, lazy)
+            most = max(most, ws._batch._bytes)
+
+        ws._batch.put = put  # type: ignore[method-assign]
+        for k in range(12):
+            (ws.root / "notes" / f"pulled{k}.md").write_text(
+                f"---\nid: pulled{k}\ntitle: Pulled {k}\n---\npullneedle{k} " + "filler " * 700 + "\n",
+                encoding="utf-8")
+        ws.refresh(force=True)
+        assert 0 < most <= 20 * KIB + 5 * KIB, most
+        assert ws.uncommitted < 12
+        assert [h.note.id for h in ws.notes.search("pullneedle11").hits] == ["pulled11"]
+        assert [h.note.id for h in ws.notes.search("pullneedle0").hits] == ["pulled0"]
+    finally:
+        ws.close()
