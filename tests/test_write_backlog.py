@@ -165,3 +165,41 @@ def test_files_changed_behind_our_back_are_committed_as_they_are_read(tmp_path: 
         assert [h.note.id for h in ws.notes.search("pullneedle0").hits] == ["pulled0"]
     finally:
         ws.close()
+
+
+@pytest.mark.anyio
+async def test_an_mcp_client_gets_a_tool_error_not_a_hang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over MCP (the SDK's in-process client): the write past the backlog is a tool error that says to retry,
+    and the same session goes on reading."""
+    from mcp import Client
+
+    from server.app import create_server
+
+    monkeypatch.setattr(workspace, "BACKLOG_WAIT_S", 0.3)
+    srv = create_server(tmp_path / "w")
+    ws = srv.workspace_handle.get()
+    release = threading.Event()
+    real = ws._index.write
+
+    def write(puts: list[IndexEntry], deletes: list[str]) -> Any:
+        release.wait(30)
+        return real(puts, deletes)
+
+    ws._index.write = write  # type: ignore[method-assign]
+    ws._batch.max_backlog = 20 * KIB
+    try:
+        async with Client(srv) as client:
+            for k in range(5):
+                r = await client.call_tool("memory_add", {"content": f"mcpbacklog{k} " + "filler " * 700,
+                                                          "memory_type": "semantic"})
+                assert not r.is_error, r.content[0].text
+            r = await client.call_tool("memory_add", {"content": "one more", "memory_type": "semantic"})
+            assert r.is_error and "nothing was written: retry" in r.content[0].text, r.content[0].text
+            r = await client.call_tool("memory_search", {"query": "mcpbacklog2"})
+            assert not r.is_error and "mcpbacklog2" in r.content[0].text
+            release.set()
+            r = await client.call_tool("memory_add", {"content": "one more", "memory_type": "semantic"})
+            assert not r.is_error, r.content[0].text
+    finally:
+        release.set()
+        srv.workspace_handle.close()
