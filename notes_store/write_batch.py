@@ -259,13 +259,13 @@ class WriteBatch:
 
     # -- what the committer calls --------------------------------------------------------
     def take(self, include_lazy: bool = True) -> tuple[dict[str, Pending], dict[str, IndexEntry]]:
-        """What to commit now: the oldest writes, up to ``chunk_bytes`` of text and ``max_docs`` writes (at
-        least one), and the lazy entries. They stay in the overlay until ``done``."""
+        """What to commit now: the oldest writes, up to ``chunk_bytes`` of text (at least one; a burst of
+        small writes stays one commit), and the lazy entries. They stay in the overlay until ``done``."""
         with self._lock:
             chunk: dict[str, Pending] = {}
             size = 0
             for key, item in sorted(self._pending.items(), key=lambda kv: kv[1].seq):
-                if chunk and (len(chunk) >= self.max_docs or size + item.size > self.chunk_bytes):
+                if chunk and size + item.size > self.chunk_bytes:
                     break
                 chunk[key] = item
                 size += item.size

@@ -27,7 +27,7 @@ def _entry(key: str, size: int) -> IndexEntry:
 
 
 def test_a_commit_takes_the_oldest_writes_up_to_a_chunk() -> None:
-    batch = WriteBatch(lambda: None, chunk_bytes=10 * KIB, max_docs=3)
+    batch = WriteBatch(lambda: None, chunk_bytes=10 * KIB)
     for k in range(5):
         batch.put(_entry(f"notes/n{k}.md", 4 * KIB))
     batch.put(_entry("notes/n0.md", 4 * KIB))  # rewritten: now the newest
@@ -203,3 +203,24 @@ async def test_an_mcp_client_gets_a_tool_error_not_a_hang(tmp_path: Path, monkey
     finally:
         release.set()
         srv.workspace_handle.close()
+
+
+def test_a_burst_of_small_writes_is_still_one_commit(tmp_path: Path) -> None:
+    """Chunks bound the text per commit, not the number of writes: 200 small notes (under the batch's 256-write
+    trigger) commit at once."""
+    ws = open_workspace(tmp_path / "w", commit_delay=60.0)
+    commits: list[int] = []
+    real = ws._index.write
+
+    def write(puts: list[IndexEntry], deletes: list[str]) -> Any:
+        commits.append(len(puts))
+        return real(puts, deletes)
+
+    try:
+        ws._index.write = write  # type: ignore[method-assign]
+        for k in range(200):
+            ws.notes.create(f"small {k}", "a short note")
+        ws.flush()
+        assert commits == [200]
+    finally:
+        ws.close()
