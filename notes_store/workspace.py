@@ -624,6 +624,18 @@ class Workspace:
         while self._batch.holds_writes_up_to(upto):
             self._commit_batch(include_lazy)
 
+    @property
+    def index_behind(self) -> bool:
+        """More uncommitted text than ``WriteBatch.max_backlog``: a write now waits for the committer first (a
+        server may wait for this to clear without holding a thread)."""
+        return self._batch.over_backlog()
+
+    def backlog_error(self) -> Busy:
+        """The error for a write that waited ``BACKLOG_WAIT_S`` while ``index_behind``."""
+        return Busy(f"the search index is more than {self._batch.max_backlog >> 20} MiB of writes behind "
+                    f"(waited {BACKLOG_WAIT_S:.0f} s for it to commit); nothing was written: retry in a few "
+                    "seconds, or write less at once")
+
     def _wait_for_index(self) -> None:
         """Before a write takes the locks: while the index is more than ``WriteBatch.max_backlog`` of text
         behind, wait for the committer (at most ``BACKLOG_WAIT_S``), so a client writing faster than the
@@ -631,9 +643,7 @@ class Workspace:
         if self._writer == threading.get_ident() or not self._batch.over_backlog():
             return
         if not self._batch.wait_for_room(BACKLOG_WAIT_S):
-            raise Busy(f"the search index is more than {self._batch.max_backlog >> 20} MiB of writes behind "
-                       f"(waited {BACKLOG_WAIT_S:.0f} s for it to commit); nothing was written: retry in a "
-                       "few seconds, or write less at once")
+            raise self.backlog_error()
 
     # -- keeping up with the files ------------------------------------------------
     def refresh(self, force: bool = False, wait: bool | None = None, polite: bool = False) -> None:

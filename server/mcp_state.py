@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Callable
 
+import anyio
 from mcp.server.mcpserver.exceptions import ToolError
 
 log = logging.getLogger("ctxnotes.server")
@@ -61,6 +62,20 @@ class WorkspaceHandle:
     @property
     def is_open(self) -> bool:
         return self._ws is not None
+
+    async def room_to_write(self) -> None:
+        """Before a write tool takes a worker thread: while the open workspace's index is too far behind its
+        writes (``Workspace.index_behind``), wait here on the event loop, so writers held back by a slow commit
+        do not fill the worker threads that reads need; after ``BACKLOG_WAIT_S``, the write's Busy error."""
+        ws = self._ws
+        if ws is None or not ws.index_behind:
+            return
+        from notes_store import workspace
+        deadline = time.monotonic() + workspace.BACKLOG_WAIT_S
+        while ws.index_behind:
+            if time.monotonic() >= deadline:
+                raise ToolError(str(ws.backlog_error()))
+            await anyio.sleep(0.05)
 
     def warm_up(self, delay: float = 0.0) -> None:
         """Open the workspace in a background thread, now or after ``delay`` seconds; only the first

@@ -24,7 +24,7 @@ import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,9 @@ log = logging.getLogger("ctxnotes.server")
 
 DEFAULT_MAX_RESULT_TOKENS = 10_000
 
+# The tools that add indexed text: they wait for a lagging index (``WorkspaceHandle.room_to_write``) before
+# taking a worker thread. Searches (memory_search counts accesses in a sidecar, not the index) and deletes never.
+ADDS_TEXT = frozenset({"note_create", "note_update", "memory_add", "memory_update", "memory_consolidate"})
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(destructive_hint=False, open_world_hint=False)
 OVERWRITES = ToolAnnotations(destructive_hint=True, idempotent_hint=True, open_world_hint=False)
@@ -319,7 +322,8 @@ def cut_to_tokens(text: str, budget: int) -> str:
 def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str, description: str,
              annotations: ToolAnnotations, output: type[BaseModel] | None, limits: Limits,
              take_warnings: Callable[[], list[str]] | None = None,
-             inline: Callable[[], contextlib.AbstractContextManager[Any] | None] | None = None) -> None:
+             inline: Callable[[], contextlib.AbstractContextManager[Any] | None] | None = None,
+             before: Callable[[], Awaitable[None]] | None = None) -> None:
     """Register ``fn`` (sync or async, returning ``Reply``) as tool ``name`` behind the one wrapper.
 
     A sync ``fn`` runs in a worker thread (``in_thread``). ``inline`` (sync ``fn`` only): called on the
@@ -328,6 +332,8 @@ def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str
     ``fn`` must either answer without waiting or raise ``notes_store.workspace.WouldBlock`` having
     changed nothing; it then runs again in a worker thread. For quick reads: the two thread hand-offs
     of a worker call each wait for the GIL (up to the switch interval while the loop runs Python).
+    ``before`` (sync ``fn`` only) is awaited on the event loop before a worker thread is taken: a write waits
+    there for the index to catch up (``WorkspaceHandle.room_to_write``), holding no thread.
     """
     errors = _store_errors()
 
@@ -370,6 +376,13 @@ def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str
 
         @functools.wraps(fn)
         async def call_threaded(*args: Any, **kwargs: Any) -> CallToolResult:
+            if before is not None:
+                started = time.perf_counter()
+                try:
+                    await before()
+                except ToolError:
+                    _observe(name, time.perf_counter() - started, True)
+                    raise
             result: CallToolResult = await in_thread(call_sync, *args, **kwargs)
             return result
         wrapped = call_threaded  # not the SDK's own thread hand-off: see ``in_thread``
@@ -377,6 +390,8 @@ def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str
 
             @functools.wraps(fn)
             async def call_inline(*args: Any, **kwargs: Any) -> CallToolResult:
+                if before is not None:
+                    await before()
                 guard = inline()
                 if guard is not None:
                     try:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from .mcp_models import (MemoryBatchOut, MemoryListOut, MemoryOut, MemorySearchOut, MemorySort, MemorySummaryOut,
                          MemoryType, Strategy)
 from .mcp_state import WorkspaceHandle
-from .tool_kit import DELETES, OVERWRITES, READ_ONLY, WRITES, Limits, Reply, add_tool, cut_to_tokens
+from .tool_kit import ADDS_TEXT, DELETES, OVERWRITES, READ_ONLY, WRITES, Limits, Reply, add_tool, cut_to_tokens
 from .tools_notes import paged
 
 MemoryId = str
@@ -87,7 +87,8 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
 
     def tool(fn: Any, title: str, description: str, annotations: ToolAnnotations, output: Any) -> None:
         add_tool(server, fn, name=fn.__name__, title=title, description=description, annotations=annotations,
-                 output=output, limits=limits, take_warnings=handle.take_warnings)
+                 output=output, limits=limits, take_warnings=handle.take_warnings,
+                 before=handle.room_to_write if fn.__name__ in ADDS_TEXT else None)
 
     def memory_add(
         content: str,

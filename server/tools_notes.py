@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from .mcp_models import (NoteDeleteOut, NoteHistoryOut, NoteListOut, NoteOut, NoteSearchOut, NoteSort,
                          NoteSummaryOut, NoteType, ReindexOut)
 from .mcp_state import WorkspaceHandle
-from .tool_kit import (DELETES, OVERWRITES, READ_ONLY, WRITES, Limits, Reply, add_tool, count_tokens,
+from .tool_kit import (ADDS_TEXT, DELETES, OVERWRITES, READ_ONLY, WRITES, Limits, Reply, add_tool, count_tokens,
                        cut_to_tokens, fits)
 
 NoteId = str
@@ -185,7 +185,8 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
     def tool(fn: Any, title: str, description: str, annotations: ToolAnnotations, output: Any,
              inline: Any = None) -> None:
         add_tool(server, fn, name=fn.__name__, title=title, description=description, annotations=annotations,
-                 output=output, limits=limits, take_warnings=take, inline=inline)
+                 output=output, limits=limits, take_warnings=take, inline=inline,
+                 before=handle.room_to_write if fn.__name__ in ADDS_TEXT else None)
 
     def quick_reads() -> Any:
         """Searches and reads run on the event loop while they cannot wait (``Workspace.quick_reads``: inotify

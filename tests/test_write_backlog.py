@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from notes_store import Busy, open_workspace, workspace
@@ -197,9 +198,28 @@ async def test_an_mcp_client_gets_a_tool_error_not_a_hang(tmp_path: Path, monkey
             assert r.is_error and "nothing was written: retry" in r.content[0].text, r.content[0].text
             r = await client.call_tool("memory_search", {"query": "mcpbacklog2"})
             assert not r.is_error and "mcpbacklog2" in r.content[0].text
-            release.set()
-            r = await client.call_tool("memory_add", {"content": "one more", "memory_type": "semantic"})
-            assert not r.is_error, r.content[0].text
+            # A write that waits for the index waits on the event loop, not in one of the worker threads reads need.
+            in_threads = 0
+            real_wait = ws._batch.wait_for_room
+
+            def counted(timeout: float) -> bool:
+                nonlocal in_threads
+                in_threads += 1
+                return real_wait(timeout)
+
+            ws._batch.wait_for_room = counted  # type: ignore[method-assign]
+            monkeypatch.setattr(workspace, "BACKLOG_WAIT_S", 30.0)
+            results: list[Any] = []
+            async with anyio.create_task_group() as tg:
+                async def late_add() -> None:
+                    results.append(await client.call_tool("memory_add", {"content": "one more",
+                                                                         "memory_type": "semantic"}))
+                tg.start_soon(late_add)
+                await anyio.sleep(0.3)
+                assert not results and in_threads == 0
+                release.set()
+            assert not results[0].is_error, results[0].content[0].text
+            assert in_threads == 0
     finally:
         release.set()
         srv.workspace_handle.close()
