@@ -128,12 +128,15 @@ def _step(rows: list[Entry], changed: dict[str, Entry], now: list[Entry], sort_k
         value = before.get(id(entry), _MISSING)
         return sort_key(entry) if value is _MISSING else value
 
+    astray: set[str] = set()
     for key, old in changed.items():
         i = _position(out, before[id(old)], in_out, reverse)
         if i < len(out) and out[i] is old:
             del out[i]
-        else:  # not where its key says (two rows with one id): look at every row
-            out = [e for e in out if e.key != key]
+        else:  # not where its key says (rows sharing an id): one pass over every row for all such
+            astray.add(key)
+    if astray:
+        out = [e for e in out if e.key not in astray]
     for entry in now:
         out.insert(_position(out, sort_key(entry), sort_key, reverse), entry)
     return out

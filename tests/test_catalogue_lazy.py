@@ -174,3 +174,25 @@ def test_one_changed_row_is_placed_not_sorted_with_the_rest(tmp_path: Path, monk
     cat["notes/n2.md"] = Entry("notes/n2.md", "note", tmp_path, 1, 1, {"title": "y"})
     cat.sorted_entries("note", by_title, "title", True)
     assert sorts == 2  # two changes > STEP_AT_MOST: sorted again
+
+
+@settings(max_examples=60, deadline=None)
+@given(_ops, st.booleans())
+def test_rows_sharing_an_id_are_still_all_listed_in_order(tmp_path_factory: Any, ops: list[Any],
+                                                           reverse: bool) -> None:
+    """Files of an untrusted repository may share an id (ties in the sort key): every row is still listed once,
+    in order (ties in either order)."""
+    root = tmp_path_factory.mktemp("cat")
+    cat = Catalogue()
+    key_of = lambda e: (e.meta["title"], e.meta["id"])  # noqa: E731
+    for op, i, title in ops:
+        key = f"notes/n{i}.md"
+        if op == "set":
+            cat[key] = Entry(key, "note", root, i, i, {"title": title, "id": f"n{i % 3}"})
+        elif op == "pop":
+            cat.pop(key)
+        listed = cat.sorted_entries("note", key_of, "title", reverse)
+        assert sorted(e.key for e in listed) == sorted(e.key for e in cat.entries("note"))
+        keys = [key_of(e) for e in listed]
+        assert keys == sorted(keys, reverse=reverse)
+        assert all(cat.get(e.key) is e for e in listed)
