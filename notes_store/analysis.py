@@ -301,6 +301,28 @@ def query_units(query: str) -> list[QueryUnit]:
     return units
 
 
+# An English clitic after a letter and an apostrophe: "Alice's", "don't", "we'll", "I've", "they're", "I'm", "I'd".
+_CLITIC_RE = re.compile(r"(?<=[^\W\d_])['’](?:s|t|ll|ve|re|m|d)\b", re.IGNORECASE)
+
+
+def without_clitics(query: str) -> str:
+    """``query`` without English clitics outside its quoted phrases, for searches that want every word.
+
+    Tokens split at the apostrophe, so "Alice's plan" asked for "alice", "s" and "plan", and a note titled
+    "Plan for Alice" without an "'s" anywhere failed the all-words match. The index keeps the clitics, so a
+    quoted "Alice's plan" still matches word for word. (build_context's scoring keeps them: there an "s" only
+    weighs what its rarity says.)"""
+    if "'" not in query and "’" not in query:
+        return query
+    pieces, last = [], 0
+    for m in _QUOTED_RE.finditer(query):
+        pieces += [_CLITIC_RE.sub("", query[last:m.start()]), m.group(0)]
+        last = m.end()
+    pieces.append(_CLITIC_RE.sub("", query[last:]))
+    out = "".join(pieces)
+    return out if TOKEN_RE.search(out) else query
+
+
 def query_terms(query: str) -> list[str]:
     """All distinct terms of a query, in order (for lexical scoring outside the index)."""
     seen: dict[str, None] = {}

@@ -32,7 +32,7 @@ from typing import Any
 from collections.abc import Callable, Iterable, Sequence
 
 from .access_stats import Access, AccessStats
-from .analysis import QueryUnit, query_units
+from .analysis import QueryUnit, query_units, without_clitics
 from .document import MAX_LISTED_UNREADABLE, dump_document, ordered_meta
 from .errors import InvalidInput, NotFound, StorageError, StoreError
 from .index import Filters
@@ -141,7 +141,7 @@ class MemoryStore:
         min_importance = _check_importance(min_importance, "min_importance")
         limit, _ = check_paging(limit, 0)
         self._prepare()
-        units = query_units(query)
+        units = query_units(without_clitics(query))
         check_query_terms(sum(len(u.terms) for u in units))
         now = self._now()
         top, matches = self._rank(units, types, min_importance, now, True, limit)

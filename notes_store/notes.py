@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .analysis import QueryUnit, content_units, query_units
+from .analysis import QueryUnit, content_units, query_units, without_clitics
 from .completion_index import NoteCompletions
 from .document import (MAX_LISTED_UNREADABLE, BadFile, Document, content_from_body, dump_document, ordered_meta,
                        titled_body)
@@ -196,7 +196,7 @@ def _note_from_meta(m: dict[str, Any], path: Path | str, content: str | None = N
 def _search_units(query: str) -> tuple[QueryUnit, ...]:
     """A query's content units: a pure function of its text, worked out once for a query asked again (a
     next page, another agent's same question)."""
-    return tuple(content_units(query_units(query)))
+    return tuple(content_units(query_units(without_clitics(query))))
 
 
 def _note_from_row(entry: Entry, content: str | None = None, revision: str | None = None) -> Note:
