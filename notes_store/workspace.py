@@ -698,6 +698,8 @@ class Workspace:
                                            for k, row in found.items()):
             self._sync.applied(keys)
             return
+        if self._quick.on:  # reading and analysing changed files (a `git pull`: thousands) is a worker's job
+            raise WouldBlock(f"{len(keys)} file(s) changed outside this process")
         if not self._mutex.acquire(blocking=wait):
             return
         try:

@@ -195,3 +195,30 @@ async def test_a_long_note_is_read_in_a_worker_thread_a_short_one_on_the_loop(tm
             assert threads and loop_thread not in threads
     finally:
         server.workspace_handle.close()  # type: ignore[attr-defined]
+
+
+def test_quick_reads_leave_files_changed_outside_to_a_thread(tmp_path):
+    """inotify reports files another process wrote (a `git pull`: thousands, each read and analysed): applying
+    them is a worker's job, not the event loop's."""
+    ws = open_workspace(tmp_path / "w")
+    try:
+        ws.notes.create("inside", "zqinside body")
+        if not ws.reads_are_quick:
+            pytest.skip("no inotify here")
+        (ws.root / "notes" / "note_20200101_000000_feedbeef.md").write_text(
+            "---\nid: note_20200101_000000_feedbeef\ntitle: pulled\ntype: general\ntags: []\n"
+            "created_at: '2020-01-01T00:00:00Z'\nupdated_at: '2020-01-01T00:00:00Z'\n---\n\nzqpulled\n",
+            encoding="utf-8")
+        deadline = time.monotonic() + 5
+        while True:  # until inotify has reported the file
+            try:
+                with ws.quick_reads():
+                    ws.notes.search("zqpulled")
+            except WouldBlock:
+                break
+            assert time.monotonic() < deadline, "the outside file was never reported"
+            time.sleep(0.02)
+        assert "notes/note_20200101_000000_feedbeef.md" not in ws.catalogue  # nothing applied on the loop
+        assert [h.note.id for h in ws.notes.search("zqpulled").hits] == ["note_20200101_000000_feedbeef"]
+    finally:
+        ws.close()
