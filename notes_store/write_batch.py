@@ -68,11 +68,21 @@ def analysis_of(entry: IndexEntry) -> Analysis | None:
     return found if found is not None and found.entry is entry else None
 
 
+# Large texts are analysed one at a time: each analysis is pure Python (~0.15 s per MiB), so writers analysing
+# side by side finish no sooner, and every one of them is another thread the searches share the GIL with.
+LARGE_TEXT = 64 << 10
+_LARGE = threading.Lock()
+
+
 def analyse(entry: IndexEntry) -> Analysis:
     """``entry``'s analysis: the one already made, else made now and kept for the commit (``analysis_of``)."""
     found = analysis_of(entry)
     if found is None:
-        found = _ANALYSES[id(entry)] = Analysis(entry)
+        if len(entry.text) + len(entry.title) >= LARGE_TEXT:
+            with _LARGE:
+                found = _ANALYSES[id(entry)] = Analysis(entry)
+        else:
+            found = _ANALYSES[id(entry)] = Analysis(entry)
     return found
 
 

@@ -244,3 +244,48 @@ def test_a_burst_of_small_writes_is_still_one_commit(tmp_path: Path) -> None:
         assert commits == [200]
     finally:
         ws.close()
+
+
+def test_large_texts_are_analysed_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writers analysing 1 MiB texts side by side finish no sooner (pure Python, one GIL) and each is one more
+    thread the searches share the GIL with: a flood of 6 writers over HTTP gave another client's searches p95
+    267-290 ms side by side, 117-150 ms one at a time (``python -m bench.write_flood_http --writers 6``).
+    Small texts are not held up by each other."""
+    from notes_store import write_batch
+
+    running = 0
+    most = 0
+    lock = threading.Lock()
+    meet = threading.Barrier(3, timeout=5)
+    real = write_batch.index_positions
+
+    def positions(text: str) -> dict[str, list[int]]:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        try:
+            if len(text) < write_batch.LARGE_TEXT:
+                meet.wait()  # all three small analyses at once, or this times out
+            else:
+                threading.Event().wait(0.05)
+            return real(text)
+        finally:
+            with lock:
+                running -= 1
+
+    monkeypatch.setattr(write_batch, "index_positions", positions)
+
+    def run(size: int) -> None:
+        threads = [threading.Thread(target=write_batch.analyse, args=(_entry(f"notes/{size}-{k}.md", size),))
+                   for k in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+
+    run(write_batch.LARGE_TEXT + 10)
+    assert most == 1
+    most = 0
+    run(1000)
+    assert most == 3 and not meet.broken
