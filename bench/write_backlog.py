@@ -36,7 +36,7 @@ def run(n: int, kib: int, kind: str, unbounded: bool) -> None:
             t0 = time.perf_counter()
             ws.memory.add(text, memory_type="semantic")
             adds.append(time.perf_counter() - t0)
-            most = max(most, ws._batch._bytes)
+            most = max(most, ws.backlog[0])
         while ws.uncommitted:
             time.sleep(0.1)
         committed = time.perf_counter() - start

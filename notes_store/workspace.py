@@ -625,6 +625,11 @@ class Workspace:
             self._commit_batch(include_lazy)
 
     @property
+    def backlog(self) -> tuple[int, int]:
+        """(characters of indexed text written but not committed yet, the bound past which writers wait)."""
+        return self._batch._bytes, self._batch.max_backlog
+
+    @property
     def index_behind(self) -> bool:
         """More uncommitted text than ``WriteBatch.max_backlog``: a write now waits for the committer first (a
         server may wait for this to clear without holding a thread)."""

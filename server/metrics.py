@@ -148,6 +148,15 @@ class WorkspaceCollector(Collector):
                                         "the index")
             waiting.add_metric([], pending)
             yield waiting
+            text, limit = ws.backlog
+            behind = GaugeMetricFamily("ctxnotes_index_pending_chars", "Characters of indexed text written but "
+                                       "not yet committed (writers wait past ctxnotes_index_backlog_limit_chars)")
+            behind.add_metric([], text)
+            yield behind
+            bound = GaugeMetricFamily("ctxnotes_index_backlog_limit_chars", "Uncommitted indexed text past "
+                                      "which a write waits for the index (then fails with 'retry')")
+            bound.add_metric([], limit)
+            yield bound
             gen = _generation(ws)
             if gen is not None:
                 g = GaugeMetricFamily("ctxnotes_index_generation", "Searcher generation of the index "

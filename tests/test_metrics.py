@@ -191,3 +191,5 @@ def test_a_scrape_never_waits_for_the_pending_commit(tmp_path, monkeypatch):
     items = {s.labels["kind"]: s.value for s in fams["ctxnotes_index_items"].samples}
     assert items["note"] == 1
     assert fams["ctxnotes_index_pending"].samples[0].value == 1
+    assert fams["ctxnotes_index_pending_chars"].samples[0].value >= len("Pending") + len("second")
+    assert fams["ctxnotes_index_backlog_limit_chars"].samples[0].value == 16 << 20
