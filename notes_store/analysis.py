@@ -278,9 +278,8 @@ class QueryUnit:
 _QUOTED_RE = re.compile(r'"([^"]*)"')
 
 
-def query_units(query: str) -> list[QueryUnit]:
-    """Split a user query into units: plain words, ``"quoted phrases"``, CJK words."""
-    units: list[QueryUnit] = []
+def _quoted_pieces(query: str) -> list[tuple[str, bool]]:
+    """The query cut at its ``"quoted phrases"``: (text, quoted) in order, a phrase without its quotes."""
     pieces: list[tuple[str, bool]] = []
     last = 0
     for m in _QUOTED_RE.finditer(query):
@@ -288,7 +287,13 @@ def query_units(query: str) -> list[QueryUnit]:
         pieces.append((m.group(1), True))
         last = m.end()
     pieces.append((query[last:], False))
-    for text, quoted in pieces:
+    return pieces
+
+
+def query_units(query: str) -> list[QueryUnit]:
+    """Split a user query into units: plain words, ``"quoted phrases"``, CJK words."""
+    units: list[QueryUnit] = []
+    for text, quoted in _quoted_pieces(query):
         if quoted:
             terms = tuple(t.text for t in analyze(text, mode="query"))
             if terms:
@@ -314,12 +319,7 @@ def without_clitics(query: str) -> str:
     weighs what its rarity says.)"""
     if "'" not in query and "’" not in query:
         return query
-    pieces, last = [], 0
-    for m in _QUOTED_RE.finditer(query):
-        pieces += [_CLITIC_RE.sub("", query[last:m.start()]), m.group(0)]
-        last = m.end()
-    pieces.append(_CLITIC_RE.sub("", query[last:]))
-    out = "".join(pieces)
+    out = "".join(f'"{text}"' if quoted else _CLITIC_RE.sub("", text) for text, quoted in _quoted_pieces(query))
     return out if TOKEN_RE.search(out) else query
 
 

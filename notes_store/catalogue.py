@@ -366,20 +366,17 @@ class Catalogue:
         if cached is None or cached[0] != version:
             known = self._sort_keys.setdefault(f"{kind}:{name}", {})
 
-            def sort_key(entry: Entry) -> Any:
-                value = known.get(entry.key, _MISSING)
-                if value is _MISSING:
-                    compact = entry._meta is None
-                    value = known[entry.key] = key(entry)
-                    if compact:
-                        entry._meta = None
-                return value
-
-            def old_key(entry: Entry) -> Any:  # a replaced row's key: taken again, not kept
+            def old_key(entry: Entry) -> Any:  # taken without leaving a row in its JSON form parsed
                 compact = entry._meta is None
                 value = key(entry)
                 if compact:
                     entry._meta = None
+                return value
+
+            def sort_key(entry: Entry) -> Any:  # kept for the row until it changes; a replaced row's is not
+                value = known.get(entry.key, _MISSING)
+                if value is _MISSING:
+                    value = known[entry.key] = old_key(entry)
                 return value
 
             changed = self._changed_since(cached[0]) if cached is not None else None

@@ -22,6 +22,7 @@ indexes whatever the engine missed.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -78,10 +79,7 @@ def analyse(entry: IndexEntry) -> Analysis:
     """``entry``'s analysis: the one already made, else made now and kept for the commit (``analysis_of``)."""
     found = analysis_of(entry)
     if found is None:
-        if len(entry.text) + len(entry.title) >= LARGE_TEXT:
-            with _LARGE:
-                found = _ANALYSES[id(entry)] = Analysis(entry)
-        else:
+        with _LARGE if len(entry.text) + len(entry.title) >= LARGE_TEXT else contextlib.nullcontext():
             found = _ANALYSES[id(entry)] = Analysis(entry)
     return found
 

@@ -374,15 +374,20 @@ def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str
                     _observe(name, time.perf_counter() - started, not ok)
             return _finish(reply, limits, take_warnings)
 
+        async def wait_before() -> None:
+            """``before``, once per call; a call it refuses is counted as a failed call."""
+            if before is None:
+                return
+            started = time.perf_counter()
+            try:
+                await before()
+            except ToolError:
+                _observe(name, time.perf_counter() - started, True)
+                raise
+
         @functools.wraps(fn)
         async def call_threaded(*args: Any, **kwargs: Any) -> CallToolResult:
-            if before is not None:
-                started = time.perf_counter()
-                try:
-                    await before()
-                except ToolError:
-                    _observe(name, time.perf_counter() - started, True)
-                    raise
+            await wait_before()
             result: CallToolResult = await in_thread(call_sync, *args, **kwargs)
             return result
         wrapped = call_threaded  # not the SDK's own thread hand-off: see ``in_thread``
@@ -390,8 +395,7 @@ def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str
 
             @functools.wraps(fn)
             async def call_inline(*args: Any, **kwargs: Any) -> CallToolResult:
-                if before is not None:
-                    await before()
+                await wait_before()
                 guard = inline()
                 if guard is not None:
                     try:
@@ -399,7 +403,8 @@ def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str
                             return call_sync(*args, **kwargs)
                     except WouldBlock:
                         pass  # nothing was done: the worker thread does it, waiting as it must
-                return await call_threaded(*args, **kwargs)
+                result: CallToolResult = await in_thread(call_sync, *args, **kwargs)
+                return result
             wrapped = call_inline
     # The SDK reads the signature (through __wrapped__) to build the input schema; the return type it would
     # turn into a validated output model is replaced: results are CallToolResult, the schema is set below.
