@@ -124,6 +124,17 @@ _ops = st.lists(st.tuples(st.sampled_from(["set", "pop", "memory", "list"]), st.
                           st.sampled_from(["b", "a", "c", "bb", ""])), max_size=60)
 
 
+def _apply(cat: Catalogue, root: Path, op: str, i: int, title: str, note_id: str) -> None:
+    """One of ``_ops``: write or remove note ``i`` (its id ``note_id``), or write memory ``i``; "list" changes nothing."""
+    key = f"notes/n{i}.md"
+    if op == "set":
+        cat[key] = Entry(key, "note", root, i, i, {"title": title, "id": note_id})
+    elif op == "pop":
+        cat.pop(key)
+    elif op == "memory":
+        cat[f"memory/m{i}.md"] = Entry(f"memory/m{i}.md", "memory", root, i, i, {"title": title, "id": f"m{i}"})
+
+
 @settings(max_examples=60, deadline=None)
 @given(_ops, st.booleans())
 def test_a_listing_stepped_from_its_cache_equals_sorting_again(tmp_path_factory: Any, ops: list[Any],
@@ -133,13 +144,7 @@ def test_a_listing_stepped_from_its_cache_equals_sorting_again(tmp_path_factory:
     cat = Catalogue()
     key_of = lambda e: (e.meta["title"], e.meta["id"])  # noqa: E731  (unique: ends with the id)
     for op, i, title in ops:
-        key = f"notes/n{i}.md"
-        if op == "set":
-            cat[key] = Entry(key, "note", root, i, i, {"title": title, "id": f"n{i}"})
-        elif op == "pop":
-            cat.pop(key)
-        elif op == "memory":
-            cat[f"memory/m{i}.md"] = Entry(f"memory/m{i}.md", "memory", root, i, i, {"title": title, "id": f"m{i}"})
+        _apply(cat, root, op, i, title, f"n{i}")
         listed = cat.sorted_entries("note", key_of, "title", reverse)
         assert listed == sorted(cat.entries("note"), key=key_of, reverse=reverse)
         if op == "list":  # the other order's cache falls behind between these, and steps further at once
@@ -186,11 +191,7 @@ def test_rows_sharing_an_id_are_still_all_listed_in_order(tmp_path_factory: Any,
     cat = Catalogue()
     key_of = lambda e: (e.meta["title"], e.meta["id"])  # noqa: E731
     for op, i, title in ops:
-        key = f"notes/n{i}.md"
-        if op == "set":
-            cat[key] = Entry(key, "note", root, i, i, {"title": title, "id": f"n{i % 3}"})
-        elif op == "pop":
-            cat.pop(key)
+        _apply(cat, root, op, i, title, f"n{i % 3}")
         listed = cat.sorted_entries("note", key_of, "title", reverse)
         assert sorted(e.key for e in listed) == sorted(e.key for e in cat.entries("note"))
         keys = [key_of(e) for e in listed]

@@ -27,6 +27,32 @@ def _entry(key: str, size: int) -> IndexEntry:
                       text="word " * (size // 5))
 
 
+def _count_commits(ws: Any) -> list[int]:
+    """The number of puts of each engine commit of ``ws`` from now on."""
+    commits: list[int] = []
+    real = ws._index.write
+
+    def write(puts: list[IndexEntry], deletes: list[str]) -> Any:
+        commits.append(len(puts))
+        return real(puts, deletes)
+
+    ws._index.write = write
+    return commits
+
+
+def _hold_commits(ws: Any) -> threading.Event:
+    """Make ``ws``'s engine commits wait until the returned event is set (a committer that is behind)."""
+    release = threading.Event()
+    real = ws._index.write
+
+    def write(puts: list[IndexEntry], deletes: list[str]) -> Any:
+        release.wait(30)
+        return real(puts, deletes)
+
+    ws._index.write = write
+    return release
+
+
 def test_a_commit_takes_the_oldest_writes_up_to_a_chunk() -> None:
     batch = WriteBatch(lambda: None, chunk_bytes=10 * KIB)
     for k in range(5):
@@ -61,16 +87,9 @@ def test_flush_commits_every_chunk(tmp_path: Path) -> None:
 
 def test_the_committer_drains_a_backlog_in_chunks_without_further_writes(tmp_path: Path) -> None:
     ws = open_workspace(tmp_path / "w", commit_delay=0.05)
-    commits: list[int] = []
-    real = ws._index.write
-
-    def write(puts: list[IndexEntry], deletes: list[str]) -> Any:
-        commits.append(len(puts))
-        return real(puts, deletes)
-
     try:
         ws._batch.chunk_bytes = 8 * KIB
-        ws._index.write = write  # type: ignore[method-assign]
+        commits = _count_commits(ws)
         with ws.writing():  # registered together: one burst
             for k in range(12):
                 ws.notes.create(f"note {k}", "filler " * 700)
@@ -90,14 +109,7 @@ def stalled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """A workspace whose engine commits wait for ``release`` (a committer that is behind)."""
     monkeypatch.setattr(workspace, "BACKLOG_WAIT_S", 0.5)
     ws = open_workspace(tmp_path / "w", commit_delay=0.01)
-    release = threading.Event()
-    real = ws._index.write
-
-    def write(puts: list[IndexEntry], deletes: list[str]) -> Any:
-        release.wait(30)
-        return real(puts, deletes)
-
-    ws._index.write = write  # type: ignore[method-assign]
+    release = _hold_commits(ws)
     ws._batch.max_backlog = 20 * KIB
     ws._batch.chunk_bytes = 8 * KIB
     yield ws, release
@@ -179,14 +191,7 @@ async def test_an_mcp_client_gets_a_tool_error_not_a_hang(tmp_path: Path, monkey
     monkeypatch.setattr(workspace, "BACKLOG_WAIT_S", 0.3)
     srv = create_server(tmp_path / "w")
     ws = srv.workspace_handle.get()
-    release = threading.Event()
-    real = ws._index.write
-
-    def write(puts: list[IndexEntry], deletes: list[str]) -> Any:
-        release.wait(30)
-        return real(puts, deletes)
-
-    ws._index.write = write  # type: ignore[method-assign]
+    release = _hold_commits(ws)
     ws._batch.max_backlog = 20 * KIB
     try:
         async with Client(srv) as client:
@@ -229,15 +234,8 @@ def test_a_burst_of_small_writes_is_still_one_commit(tmp_path: Path) -> None:
     """Chunks bound the text per commit, not the number of writes: 200 small notes (under the batch's 256-write
     trigger) commit at once."""
     ws = open_workspace(tmp_path / "w", commit_delay=60.0)
-    commits: list[int] = []
-    real = ws._index.write
-
-    def write(puts: list[IndexEntry], deletes: list[str]) -> Any:
-        commits.append(len(puts))
-        return real(puts, deletes)
-
     try:
-        ws._index.write = write  # type: ignore[method-assign]
+        commits = _count_commits(ws)
         for k in range(200):
             ws.notes.create(f"small {k}", "a short note")
         ws.flush()
