@@ -43,7 +43,7 @@ async def measure(ws_dir: Path, calls: int = 300) -> dict[str, Any]:
 
     from notes_store import open_workspace
     from server.app import create_server
-    from server.mcp_state import WorkspaceHandle
+    from server.state import WorkspaceHandle
 
     from .mcp_stdio import _params
 

@@ -48,7 +48,7 @@ FILLER = ("backup", "config", "deploy", "network", "archive", "convert", "monito
 
 def write_workspace(root: Path, notes: int, data: str | None) -> None:
     """``notes`` note files (as the store writes them), without an index; ids in the store's form."""
-    from notes_store.document import dump_document, titled_body
+    from notes_store.files.front_matter import dump_document, titled_body
 
     from . import corpus as C
 
@@ -146,7 +146,7 @@ async def measure_mcp(root: Path, cases: dict[tuple[str, int], list[str]], runs:
 
     from notes_store import open_workspace
     from server.app import create_server
-    from server.mcp_state import WorkspaceHandle
+    from server.state import WorkspaceHandle
 
     def opener(path: Path) -> Any:
         ws = open_workspace(path)
@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from notes_store import open_workspace
-    from notes_store.completion_index import NoteCompletions
+    from notes_store.index.completion import NoteCompletions
     from notes_store.notes import _sort_key
 
     root = args.scratch / f"completion-{args.notes}"

@@ -36,7 +36,7 @@ def workspace_latency(notes: int, runs: int, scratch: Path) -> int:
     """build_context with a workspace of ``notes`` tldr notes as evidence and conv-26's first 600 turns."""
     from bench import corpus as C
     from bench.ours import prepare
-    from context.workspace_evidence import WorkspaceEvidence
+    from context.gather.workspace import WorkspaceEvidence
     from notes_store import open_workspace
     data = C.data_dir(None)
     if data is None:

@@ -152,7 +152,7 @@ def write_workspace(root: Path, notes: list[CorpusNote]) -> None:
 
     Files are written directly (no store, no fsync): 100,000 notes take seconds, not minutes.
     """
-    from notes_store.document import dump_document, titled_body
+    from notes_store.files.front_matter import dump_document, titled_body
     folder = root / "notes"
     folder.mkdir(parents=True, exist_ok=True)
     stamp = "2025-01-01T00:00:00+00:00"

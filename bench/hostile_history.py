@@ -35,7 +35,7 @@ def undo_remedies() -> None:
     """The baseline: Porter2 in pure Python, and a call memo that keeps nothing."""
     from whoosh.lang.porter2 import stem
 
-    import notes_store.analysis as analysis
+    import notes_store.analysis.analyzer as analysis
     import notes_store.bounded_cache as bounded_cache
     analysis._snowball_stem = stem
 

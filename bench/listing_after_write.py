@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from bench.stats import summary
-from notes_store import catalogue
-from notes_store.catalogue import Catalogue, Entry
+from notes_store.index import catalogue
+from notes_store.index.catalogue import Catalogue, Entry
 from notes_store.notes import _sort_key
 
 

@@ -38,13 +38,13 @@ _FALLBACK = ("import sys; from server.app import create_server; "
 def server_command(ws_dir: Path) -> tuple[str, list[str], str]:
     """(command, args, how): ``ctxnotes --workspace DIR serve`` when the CLI has it."""
     exe = Path(sys.executable).with_name("ctxnotes")
-    if importlib.util.find_spec("server.cli_serve") is not None and exe.exists():
+    if importlib.util.find_spec("server.cli.serve") is not None and exe.exists():
         return str(exe), ["--workspace", str(ws_dir), "serve"], "ctxnotes --workspace DIR serve"
-    if importlib.util.find_spec("server.cli_serve") is not None:
+    if importlib.util.find_spec("server.cli.serve") is not None:
         return sys.executable, ["-m", "server.cli", "--workspace", str(ws_dir), "serve"], \
             "python -m server.cli --workspace DIR serve"
     return sys.executable, ["-c", _FALLBACK, str(ws_dir)], \
-        "python -c 'create_server(DIR).run()' (server.cli_serve not available yet)"
+        "python -c 'create_server(DIR).run()' (server.cli.serve not available yet)"
 
 
 def child_env() -> dict[str, str] | None:

@@ -53,9 +53,9 @@ def contents(n: int, kib: int, kind: str, seed: int = 7) -> list[str]:
 def undo_remedy() -> None:
     """The baseline: no analysis when a write is registered; the first search that meets it analyses it, and the
     commit analyses it again (the analysis is not registered for it); ASCII text takes the general path."""
-    import notes_store.analysis as analysis
-    import notes_store.memory as memory
-    import notes_store.write_batch as wb
+    import notes_store.analysis.analyzer as analysis
+    import notes_store.memory.store as memory
+    import notes_store.index.write_batch as wb
 
     analysis._ascii_positions = analysis._any_positions
 

@@ -17,7 +17,7 @@ from collections import Counter
 
 from bench.devsets import SET_NAMES, all_sets
 from context import build_context
-from context.relevance import terms_of, terms_of_query
+from context.select.relevance import terms_of, terms_of_query
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -146,9 +146,9 @@ def writes(ws: Any, notes: list[C.CorpusNote], creates: int, updates: int, seed:
 
 def _evidence_provider(ws: Any) -> tuple[Any, str]:
     try:
-        from context.workspace_evidence import WorkspaceEvidence  # the lead's adapter
+        from context.gather.workspace import WorkspaceEvidence  # the lead's adapter
     except ImportError as exc:
-        return None, f"context.workspace_evidence.WorkspaceEvidence not available ({exc})"
+        return None, f"context.gather.workspace.WorkspaceEvidence not available ({exc})"
     return WorkspaceEvidence(ws), "WorkspaceEvidence(ws)"
 
 

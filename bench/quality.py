@@ -24,8 +24,8 @@ from typing import TypedDict
 
 from bench.devsets import DEFAULT_LOCOMO, SET_NAMES, Conversation, DevSet, Turn, all_sets, load_locomo
 from context import TokenCounter, build_context
-from context.relevance import LexicalScorer, terms_of
-from notes_store.analysis import query_terms
+from context.select.relevance import LexicalScorer, terms_of
+from notes_store.analysis.analyzer import query_terms
 
 BUDGETS = (1000, 2000, 4000)
 METHODS = ("build_context", "bm25", "recent")
@@ -91,7 +91,7 @@ def recent_baseline(history: list[Turn], budget: int, counter: TokenCounter) -> 
 @contextmanager
 def ablated(parts: list[str]) -> Iterator[None]:
     """Switch parts of the selection off for a diagnosis run (restored afterwards)."""
-    from context import select
+    from context.select import selection as select
     saved = dict(select.PROFILES)
     try:
         for name, prof in saved.items():

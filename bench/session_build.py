@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     from notes_store.sessions import SessionStore
-    from server.tools_sessions import history_for_build
+    from server.tools.sessions import history_for_build
     import_store = time.perf_counter() - started
 
     turns, questions = load_conversation(args.locomo, args.turns + 2 * args.calls)

@@ -9,7 +9,7 @@ was dropped, compressed and why.
 from .builder import build_context
 from .errors import ContextCancelled, ContextError
 from .result import ContextResult
-from .sources import Evidence, EvidenceProvider
+from .gather.sources import Evidence, EvidenceProvider
 from .structure import MESSAGE_OVERHEAD_TOKENS, messages_tokens
 from .tokens import TokenCounter, count_tokens, get_encoding
 

@@ -14,22 +14,22 @@ from notes_store.bounded_cache import with_call_memo
 
 from .gc_pause import without_collector
 from . import packets as P
-from .compress import Summarizer, extractive_shorten, shorten
+from .compress.summaries import Summarizer, extractive_shorten, shorten
 from .errors import ContextError
-from .gather import (Gathered, check_input_items, check_input_size, gather_documents, gather_evidence, gather_history_cached,
+from .gather.inputs import (Gathered, check_input_items, check_input_size, gather_documents, gather_evidence, gather_history_cached,
                      gather_task_state,
                      gather_tool_results, gather_tools)
 from .packets import Packet
-from .relevance import terms_of_query
+from .select.relevance import terms_of_query
 from .result import ContextResult
-from .select import (PROFILES, QUERY_TYPES, decide_query_type, score_packets, select_packets,
+from .select.selection import (PROFILES, QUERY_TYPES, decide_query_type, score_packets, select_packets,
                      select_tools, with_content)
-from .sources import EvidenceProvider
+from .gather.sources import EvidenceProvider
 from .structure import (MESSAGE_OVERHEAD_TOKENS, STATE_HEADING, SUPPORT_HEADING, Layout, group_cost,
                         layout, output_tokens, packet_cost, render_messages, render_text,
                         section_tokens, year_marks_cost)
 from .stopping import current_check, stoppable
-from .tiers import history_tiers
+from .compress.tiers import history_tiers
 from .tokens import DEFAULT_ENCODING, TokenCounter
 
 FORMATS = ("text", "messages")

@@ -5,6 +5,15 @@
     >>> note = ws.notes.create("Refactor done", "已完成数据模型层的重构", note_type="conclusion")
     >>> ws.notes.search("重构").hits[0].note.id == note.id
     True
+
+Layout (each subpackage's docstring says what it owns and may import; arrows point down):
+
+    workspace, notes, memory/, sessions, doctor   the stores, with ``Workspace`` at the top
+    sync/        folder watching (inotify, scans) and Git
+    index/       the search engine: protocol, Whoosh backend, ranking, catalogue, completion
+    files/       Markdown item files: front matter, safe reads, durable writes, the lock
+    analysis/    pure text analysis and BM25 constants, shared with the context builder
+    errors, settings, validation, timestamps, bounded_cache   leaves any layer may import
 """
 
 from __future__ import annotations
@@ -14,7 +23,7 @@ import time
 from collections.abc import Callable
 
 from .errors import Busy, Conflict, InvalidInput, NotFound, StorageError, StoreError
-from .memory import MemoryCollection, MemoryConfig, MemoryStore
+from .memory.store import MemoryCollection, MemoryConfig, MemoryStore
 from .notes import NOTE_TYPES, Note, NoteCollection, NoteStore
 from .settings import Settings, load_settings
 from .workspace import Workspace
@@ -49,7 +58,7 @@ def open_workspace(root: str | os.PathLike[str], *, rescan_interval: float | Non
                        commit_delay=commit_delay)
     ws.notes = NoteStore(ws)
     ws.memory = MemoryStore(ws, memory_config)
-    from .git_sync import configure_autocommit
+    from .sync.git import configure_autocommit
 
     configure_autocommit(ws, settings.git_autocommit)
     return ws

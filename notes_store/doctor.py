@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import git_sync
+from .sync import git as git_sync
 
 
 @dataclass

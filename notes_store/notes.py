@@ -18,22 +18,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .analysis import QueryUnit, content_units, query_units, without_clitics
-from .completion_index import NoteCompletions
-from .document import (MAX_LISTED_UNREADABLE, BadFile, Document, content_from_body, dump_document, ordered_meta,
+from .analysis.analyzer import QueryUnit, content_units, query_units, without_clitics
+from .index.completion import NoteCompletions
+from .files.front_matter import (MAX_LISTED_UNREADABLE, BadFile, Document, content_from_body, dump_document, ordered_meta,
                        titled_body)
 from .errors import InvalidInput, NotFound
-from .git_conflicts import CONFLICT_REASON, has_conflict_markers, parse_conflicted
-from .hit_bodies import HitBodies
+from .sync.git_conflicts import CONFLICT_REASON, has_conflict_markers, parse_conflicted
+from .index.hit_bodies import HitBodies
 from .index import Filters, IndexEntry
-from .item_files import (ItemFiles, LoadedItem, Page, StagedItem, check_revision, collecting_warnings, file_tags,
+from .files.items import (ItemFiles, LoadedItem, Page, StagedItem, check_revision, collecting_warnings, file_tags,
                          revision_of)
-from .safe_read import read_regular_file
-from .snippets import make_snippet, snippet_query
+from .files.safe_read import read_regular_file
+from .index.snippets import make_snippet, snippet_query
 from .validation import (check_choice, check_content, check_paging, check_query, check_query_terms, check_tags,
                          check_title, iso_now, parse_time)
 from .workspace import Entry, Workspace
-from .write_batch import Analysis, analyse
+from .index.write_batch import Analysis, analyse
 
 NOTE_TYPES = ("task_state", "conclusion", "blocker", "action", "reference", "general")
 NOTE_KEYS = ("id", "title", "type", "tags", "created_at", "updated_at")

@@ -34,18 +34,18 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInput, NotFound, StorageError
-from .fsio import atomic_write, flock_with_deadline, fsync_dir
+from .files.durable import atomic_write, flock_with_deadline, fsync_dir
 from .validation import check_id
 
 SESSIONS_DIR = "sessions"
 SUFFIX = ".jsonl"
-# The roles build_context's history accepts (context.gather.HISTORY_ROLES; a test keeps them equal).
+# The roles build_context's history accepts (context.gather.inputs.HISTORY_ROLES; a test keeps them equal).
 ROLES = ("user", "assistant", "system", "tool")
 TURN_KEYS = ("role", "content", "timestamp", "id", "tool_call_id", "name")
 DEFAULT_MAX_TURN_BYTES = 256 * 1024
 DEFAULT_MAX_SESSION_BYTES = 64 * 1024 * 1024
 # Lines (turns) in one session: build_context takes at most this many history turns
-# (context.gather.MAX_HISTORY_TURNS; a test keeps them equal), so a longer session could not be used.
+# (context.gather.inputs.MAX_HISTORY_TURNS; a test keeps them equal), so a longer session could not be used.
 DEFAULT_MAX_SESSION_TURNS = 20_000
 MAX_TURNS_PER_APPEND = 500
 MAX_PAGE_TURNS = 500
@@ -352,8 +352,8 @@ def git_mode(root: Path) -> str:
     """``sessions_git`` in ``<workspace>/.ctxnotes.yaml``: "ignore" (default) or "commit"."""
     import yaml  # PyYAML is already a dependency of the store
 
-    from .document import BadFile
-    from .safe_read import read_regular_file
+    from .files.front_matter import BadFile
+    from .files.safe_read import read_regular_file
     try:  # read like any workspace file: it may come from someone else's repository
         raw, _ = read_regular_file(root / ".ctxnotes.yaml", 64 * 1024)
         data = yaml.safe_load(raw.decode("utf-8"))

@@ -131,8 +131,8 @@ def read_config(root: str | os.PathLike[str]) -> dict[str, Any]:
     Read like any workspace file (regular files only, bounded), and with the same front-matter bounds
     (no anchors or aliases).
     """
-    from .document import BadFile, parse_document  # late: document imports nothing from here
-    from .safe_read import read_regular_file
+    from .files.front_matter import BadFile, parse_document  # late: document imports nothing from here
+    from .files.safe_read import read_regular_file
 
     path = Path(root) / CONFIG_FILE
     try:

@@ -2,10 +2,10 @@
 
 ``Workspace`` wires the parts together and owns the locks:
 
-- ``folder_sync.FolderSync`` says which files changed (inotify, change token, scans);
+- ``sync.folders.FolderSync`` says which files changed (inotify, change token, scans);
 - ``catalogue.Catalogue`` holds a row per file for listings, saved to ``.index/catalogue``;
 - ``write_batch.WriteBatch`` makes writes searchable at once and commits them in the background;
-- a ``search_backend.SearchBackend`` (``whoosh_backend.WhooshBackend``) ranks documents.
+- a ``backend.SearchBackend`` (``whoosh_backend.WhooshBackend``) ranks documents.
 
 Locks: writers hold ``_mutex`` (this process) and ``lock`` (every process, the file
 ``<workspace>/.ctxnotes.lock``) for the file write and the catalogue update only. The engine
@@ -26,17 +26,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from .analysis import QueryUnit
-from .catalogue import Catalogue, Entry
-from .document import BadFile, clipped_reason
+from .analysis.analyzer import QueryUnit
+from .index.catalogue import Catalogue, Entry
+from .files.front_matter import BadFile, clipped_reason
 from .errors import Busy, StorageError
-from .folder_sync import PAUSE_EVERY, FolderSync, Found, Problem
-from .fsio import WorkspaceLock, fsync_dir, remove_temp_files
-from .safe_read import read_regular_file
-from .search_backend import Filters, IndexCorrupt, IndexEntry, SearchBackend
-from .watch import FolderWatcher
-from .whoosh_backend import WhooshBackend
-from .write_batch import WriteBatch, search_overlay
+from .sync.folders import PAUSE_EVERY, FolderSync, Found, Problem
+from .files.durable import WorkspaceLock, fsync_dir, remove_temp_files
+from .files.safe_read import read_regular_file
+from .index.backend import Filters, IndexCorrupt, IndexEntry, SearchBackend
+from .sync.inotify import FolderWatcher
+from .index.whoosh_backend import WhooshBackend
+from .index.write_batch import WriteBatch, search_overlay
 
 __all__ = ["Workspace", "WouldBlock", "Collection", "Entry", "Catalogue", "Problem", "WriteEvent", "WriteListener",
            "ChangeListener", "RankedRows", "GITIGNORE", "INDEX_DIR", "LOCK_FILE"]
@@ -87,7 +87,7 @@ ChangeListener = Callable[[Mapping[str, str]], None]  # {"notes/<id>.md": "creat
 
 @dataclass
 class RankedRows:
-    """Catalogue rows for a query, best first; ``total`` may be a lower bound (see ``search_backend.Hits``)."""
+    """Catalogue rows for a query, best first; ``total`` may be a lower bound (see ``backend.Hits``)."""
 
     rows: list[tuple[Entry, float]]
     total: int

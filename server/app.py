@@ -23,9 +23,12 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.server.mcpserver.prompts.base import Message, UserMessage
 from pydantic import Field
 
-from . import completions, live, tools_memory, tools_notes
-from .mcp_state import WorkspaceHandle
-from .tool_kit import DEFAULT_MAX_RESULT_TOKENS, Limits, compact_schema, timed
+from . import completions
+from . import live
+from .tools import memory as tools_memory
+from .tools import notes as tools_notes
+from .state import WorkspaceHandle
+from .tools.kit import DEFAULT_MAX_RESULT_TOKENS, Limits, compact_schema, timed
 
 log = logging.getLogger("ctxnotes.server")
 
@@ -70,7 +73,7 @@ def resolve_settings(workspace: str | Path, tools: str | Iterable[str] | None,
     try:
         from notes_store.settings import read_config
     except ImportError:  # before the settings module
-        from notes_store.git_sync import read_config  # type: ignore[attr-defined]
+        from notes_store.sync.git import read_config  # type: ignore[attr-defined]
     config: dict[str, Any] | None = None
 
     def yaml_value(key: str) -> Any:
@@ -135,23 +138,23 @@ def create_server(workspace: str | Path, *, handle: WorkspaceHandle | None = Non
 
 
 def _register_context(server: MCPServer, handle: WorkspaceHandle) -> None:
-    from . import tools_context
+    from .tools import context as tools_context
     tools_context.register(server, handle)
 
 
 def _sessions_module() -> Any:
-    """``server.tools_sessions`` when it exists (it is optional: written separately)."""
+    """``server.tools.sessions`` when it exists (it is optional: written separately)."""
     import importlib
     try:
-        return importlib.import_module("server.tools_sessions")
+        return importlib.import_module("server.tools.sessions")
     except ModuleNotFoundError as exc:
-        if exc.name == "server.tools_sessions":
+        if exc.name == "server.tools.sessions":
             return None
         raise
 
 
 def _finish_tools(server: MCPServer) -> None:
-    """Tools registered outside ``tool_kit`` get the same compact schemas and the same timing wrapper."""
+    """Tools registered outside ``tools.kit`` get the same compact schemas and the same timing wrapper."""
     for tool in server._tool_manager.list_tools():  # the SDK has no public hook to post-process a tool
         if getattr(tool.fn, "_ctxnotes_wrapped", False):
             continue
@@ -197,9 +200,9 @@ def _refuse_other_spellings(server: MCPServer) -> None:
 
 def _read_file(handle: WorkspaceHandle, kind: str, item_id: str) -> str | bytes:
     """The item's file exactly as stored (text when it is UTF-8), read with the workspace's size bound."""
-    from notes_store.document import BadFile
+    from notes_store.files.front_matter import BadFile
     from notes_store.errors import StoreError
-    from notes_store.safe_read import read_regular_file
+    from notes_store.files.safe_read import read_regular_file
     item_id = _canonical_id(kind, item_id)
     ws = handle.get()
     try:

@@ -1,7 +1,7 @@
 """``completion/complete``: note and memory ids for the ``note://{note_id}`` / ``memory://{memory_id}``
 templates (by id prefix or by title words), tags and note types for prompt arguments.
 
-Note ids and tags come from the notes' completion index (``notes_store.completion_index``), made once per
+Note ids and tags come from the notes' completion index (``notes_store.index.completion``), made once per
 change of the notes: a keystroke reads no note row. ``match_notes`` is the plain scan it answers like."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from mcp_types import Completion, PromptReference, ResourceTemplateReference
 
 from notes_store.notes import NOTE_TYPES, NoteStore
 
-from .mcp_state import WorkspaceHandle
+from .state import WorkspaceHandle
 
 MAX_VALUES = 100  # the protocol's cap per completion answer
 

@@ -28,7 +28,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChang
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, EmptyResult, SubscribeRequestParams, UnsubscribeRequestParams
 
-from .mcp_state import WorkspaceHandle
+from .state import WorkspaceHandle
 
 log = logging.getLogger("ctxnotes.server")
 

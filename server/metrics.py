@@ -1,6 +1,6 @@
 """Prometheus metrics for ``GET /metrics`` (text format, ``prometheus_client``).
 
-- per tool: calls, errors and a latency histogram (``observe_tool_call``, called by ``tool_kit`` for every tool);
+- per tool: calls, errors and a latency histogram (``observe_tool_call``, called by ``tools.kit`` for every tool);
 - build_context: builds, duration, and the tokens each source got (``observe_build``, from ``build_log``);
 - the workspace: indexed items per kind, index generation and size on disk, sessions (read at scrape time
   from the workspace bound with ``bind_workspace``; never opens it: an unopened workspace reports sessions only).

@@ -6,7 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from notes_store.analysis import ANALYZER, analyze, index_positions
+from notes_store.index.whoosh_analyzer import ANALYZER
+from notes_store.analysis.analyzer import analyze, index_positions
 
 _PIECES = ["the", "running", "Ｄｅｐｌｏｙ", "我叔叔是厨师长", "华为Mate60", "👍🏽", "❤️", "a", "ａｂｃ", "x1",
            "此命令为", " ", "\n", ",", "。", "é", "Straße", "ﬁle", "日", "🇫🇷", "i", "don't", "Running", "RUNNING"]

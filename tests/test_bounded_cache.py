@@ -9,7 +9,7 @@ import tracemalloc
 import pytest
 
 from context import build_context
-from notes_store.analysis import CACHED_WORD_CHARS, _stem_cached, stem_word
+from notes_store.analysis.analyzer import CACHED_WORD_CHARS, _stem_cached, stem_word
 from notes_store.bounded_cache import ALL_CACHES, BoundedCache, cached_by_size
 
 
@@ -47,9 +47,9 @@ def test_an_entry_bigger_than_a_quarter_of_the_bound_is_computed_but_not_kept() 
 def test_a_long_run_of_letters_is_analysed_but_kept_by_no_per_word_cache() -> None:
     """The per-word caches bound entries only; a word longer than CACHED_WORD_CHARS (a run of letters
     a client sent, not a word of a language) never reaches them: it is worked out each time."""
-    from context.relevance import _specific_kind_cached, specificity
-    from notes_store.analysis import _is_content_cached, is_content_term
-    from notes_store.snippets import _stem, find_matches
+    from context.select.relevance import _specific_kind_cached, specificity
+    from notes_store.analysis.analyzer import _is_content_cached, is_content_term
+    from notes_store.index.snippets import _stem, find_matches
     base = "walk" * 11
     assert len(base) > CACHED_WORD_CHARS
     caches = (_stem_cached, _is_content_cached, _specific_kind_cached, _stem)
@@ -102,7 +102,9 @@ def test_build_context_keeps_only_bounded_memory_across_fresh_histories(monkeypa
 def test_the_analyses_kept_of_whole_histories_are_bounded_in_characters(monkeypatch: pytest.MonkeyPatch) -> None:
     """Turn packets, BM25 corpora and link statistics are kept per history for agent loops: bounded by the
     characters of their turns too, not only by how many histories (8 of 16 MiB each were ~5 GB)."""
-    from context import links, relevance, turn_cache
+    from context.select.signals import links
+    from context.select import relevance
+    from context.select import turn_cache
     for module in (links, relevance, turn_cache):
         monkeypatch.setattr(module, "HISTORY_STATE_CHARS", 100_000)
     for kept in (relevance._corpora, links._states, turn_cache.HISTORY_CACHE._items):
@@ -148,7 +150,7 @@ def test_build_context_analyses_each_turn_once_even_when_the_history_outgrows_th
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A history bigger than the text caches (16 MiB may be sent, they hold 4M characters): each stage used
     to find every turn evicted by the stage before and analysed it again, ~5 times in all."""
-    from context import relevance
+    from context.select import relevance
     for cache in list(ALL_CACHES):
         cache.clear()
     monkeypatch.setattr(relevance._terms_cache, "max_size", 20_000)
@@ -185,7 +187,7 @@ def test_a_calls_memo_keeps_a_bounded_size_per_cache(monkeypatch: pytest.MonkeyP
 def test_shortening_one_long_document_counts_each_sentence_once() -> None:
     """Shortening joined the kept sentences and counted them again for every sentence tried: 20,000
     sentences under a 40,000-token budget took 94 s of CPU. Now the counts are added up and checked once."""
-    from context import compress
+    from context.compress import summaries as compress
     from context.tokens import TokenCounter
     counted: list[str] = []
     counter = TokenCounter()

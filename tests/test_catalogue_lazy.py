@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from notes_store import catalogue
-from notes_store.catalogue import Catalogue, Entry, LazyRows
+from notes_store.index import catalogue
+from notes_store.index.catalogue import Catalogue, Entry, LazyRows
 
 
 def _saved(tmp_path: Path, n: int = 50) -> tuple[Path, Catalogue]:
@@ -115,7 +115,7 @@ def test_a_listing_of_one_kind_outlives_writes_of_another(tmp_path: Path) -> Non
 
 
 def test_path_text_is_the_path_as_text(tmp_path):
-    from notes_store.catalogue import Entry
+    from notes_store.index.catalogue import Entry
     entry = Entry("notes/a.md", "note", tmp_path.resolve(), 1, 1)
     assert entry.path_text == str(entry.path)
 

@@ -1,4 +1,4 @@
-"""Note id and tag completion from the completion index (``notes_store.completion_index``): the same
+"""Note id and tag completion from the completion index (``notes_store.index.completion``): the same
 answers as the plain scan over every note (``server.completions.match_notes``, and the tag count it
 replaced), after creates, updates, deletes and edits made behind the workspace's back; a keystroke reads
 no note row, and a change makes the next generation from the previous one.
@@ -26,8 +26,8 @@ from mcp_types import PromptReference, ResourceTemplateReference
 
 import server.completions as completions
 from notes_store import open_workspace
-from notes_store.catalogue import Catalogue, Entry
-from notes_store.document import dump_document, titled_body
+from notes_store.index.catalogue import Catalogue, Entry
+from notes_store.files.front_matter import dump_document, titled_body
 from notes_store.notes import NoteHeader
 from server.app import create_server
 
@@ -213,7 +213,7 @@ def _headers(entries: list[Entry]) -> list[NoteHeader]:
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 10 ** 9), size=st.integers(0, 60), rounds=st.integers(1, 6), data=st.data())
 def test_stepped_index_is_the_whole_one(seed: int, size: int, rounds: int, data: st.DataObject) -> None:
-    from notes_store.completion_index import NoteCompletions
+    from notes_store.index.completion import NoteCompletions
 
     rng = random.Random(seed)
     entries = [_entry(_random_note(rng, i)) for i in range(size)]
@@ -249,7 +249,7 @@ def test_stepped_index_is_the_whole_one(seed: int, size: int, rounds: int, data:
 
 
 def test_a_step_reads_only_the_rows_that_changed(monkeypatch: pytest.MonkeyPatch) -> None:
-    from notes_store.completion_index import NoteCompletions
+    from notes_store.index.completion import NoteCompletions
 
     rng = random.Random(5)
     entries = [_entry(_random_note(rng, i)) for i in range(200)]

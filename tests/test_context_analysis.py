@@ -8,7 +8,8 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from notes_store.analysis import ANALYZER, analyze, index_terms, query_terms
+from notes_store.index.whoosh_analyzer import ANALYZER
+from notes_store.analysis.analyzer import analyze, index_terms, query_terms
 
 
 def test_full_width_latin_folds_to_ascii_in_text_and_query():
@@ -35,7 +36,7 @@ def test_pure_analysis_does_not_load_the_index_engine():
     # notes_store/__init__ loads the store and its index; the analysis module itself (and the modules it
     # imports from the package) must not: the package is stood in for by an empty one.
     code2 = ("import sys, types; pkg = types.ModuleType('notes_store'); pkg.__path__ = ['notes_store']; "
-             "sys.modules['notes_store'] = pkg; import notes_store.analysis as m; m.index_terms('gave x'); "
+             "sys.modules['notes_store'] = pkg; import notes_store.analysis.analyzer as m; m.index_terms('gave x'); "
              "print('whoosh' in sys.modules, 'whoosh.analysis' in sys.modules)")
     out2 = subprocess.run([sys.executable, "-c", code2], capture_output=True, text=True, timeout=60)
     assert out2.returncode == 0, out2.stderr
@@ -57,7 +58,7 @@ def test_numbers_are_their_own_stems_and_keep_out_of_the_word_cache() -> None:
     """A long history's ids and amounts are mostly distinct: cached, they would push the words out."""
     from whoosh.lang.porter2 import stem
 
-    from notes_store.analysis import _stem_cached, stem_word
+    from notes_store.analysis.analyzer import _stem_cached, stem_word
     stem_word("running")
     words = _stem_cached.cache_info().currsize
     numbers = [str(n * 7919) for n in range(5000)] + ["007", "2026"]

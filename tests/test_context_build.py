@@ -9,7 +9,7 @@ import pytest
 
 from context import (MESSAGE_OVERHEAD_TOKENS, ContextError, Evidence, EvidenceProvider, TokenCounter,
                      build_context, count_tokens, messages_tokens)
-from context.compress import CUT_MARK, SUMMARY_CACHE
+from context.compress.summaries import CUT_MARK, SUMMARY_CACHE
 from context.structure import OUTPUT_LINE, SECTIONS
 
 COUNTER = TokenCounter()
@@ -405,7 +405,7 @@ def test_empty_query_and_impossible_budget_are_errors():
 
 
 def test_a_query_too_long_or_too_big_for_the_budget_is_refused_before_any_scoring():
-    from context import relevance
+    from context.select import relevance
     from context.builder import MAX_QUERY_CHARS
     hist = [{"role": "user", "content": f"unscored turn {i} qzx{i * 7907}"} for i in range(50)]
     with pytest.raises(ContextError, match="at most 32,000 are accepted"):
@@ -449,7 +449,9 @@ def test_should_stop_cancels_the_build_between_stages():
 def test_a_stop_during_a_long_stage_stops_it_part_way_and_leaves_the_caches_sound():
     """One stage over a long history (analysing every turn) is most of a second of CPU for 20,000 turns:
     its loops check every few hundred turns, so a client that hangs up is noticed part-way through."""
-    from context import ContextCancelled, links, relevance
+    from context import ContextCancelled
+    from context.select.signals import links
+    from context.select import relevance
     from context.stopping import STRIDE
     hist = [{"role": "user", "content": f"stopword{i} zebra{i * 7919} about deploys"} for i in range(3000)]
     texts = [t["content"] for t in hist]
@@ -482,7 +484,7 @@ def test_a_stop_during_a_long_stage_stops_it_part_way_and_leaves_the_caches_soun
 
 
 def test_history_and_input_caps_are_clear_errors():
-    from context.gather import MAX_HISTORY_TURNS, MAX_INPUT_BYTES
+    from context.gather.inputs import MAX_HISTORY_TURNS, MAX_INPUT_BYTES
     with pytest.raises(ContextError, match="at most 20,000"):
         build_context("q", history=[{"role": "user", "content": "x"}] * (MAX_HISTORY_TURNS + 1))
     big = "y" * (MAX_INPUT_BYTES // 4 + 1)
@@ -622,9 +624,9 @@ def test_named_short_replies_are_separate_moments_and_any_given_name_speaks():
 
 
 def test_a_condensed_history_says_who_spoke_by_name():
-    from context.compress import condense_history
-    from context.gather import gather_history
-    from context.relevance import terms_of_query
+    from context.compress.summaries import condense_history
+    from context.gather.inputs import gather_history
+    from context.select.relevance import terms_of_query
     from context.tokens import TokenCounter
     hist = gather_history([{"role": "user" if k % 2 == 0 else "assistant", "name": "Caroline" if k % 2 == 0
                             else "Melanie", "content": f"We decided to use plan {k} for the garden."} for k in range(20)])
@@ -653,7 +655,7 @@ def test_system_instructions_and_tools_count_towards_the_input_limit_and_items_a
     """The helper's attack pass: 20 MB of system instructions (47 s CPU) or of tool schemas (echoed back
     whole) passed the 16 MiB limit, which counted only history, documents, tool results and task state."""
     from context.builder import MAX_DROPPED_OTHER_ROWS
-    from context.gather import MAX_INPUT_BYTES, MAX_INPUT_ITEMS
+    from context.gather.inputs import MAX_INPUT_BYTES, MAX_INPUT_ITEMS
     half = "w " * (MAX_INPUT_BYTES // 4 + 1)
     with pytest.raises(ContextError, match="system instructions and tools hold more than 16 MiB"):
         build_context("q", history=[{"role": "user", "content": half}], system_instructions=half,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from context import TokenCounter, build_context
-from context.gather import states_day
+from context.gather.inputs import states_day
 
 
 def test_states_day_reads_the_turns_own_date():

@@ -1,9 +1,11 @@
-"""A comparison of two people the question names: each gets its own fact turn (context.entities)."""
+"""A comparison of two people the question names: each gets its own fact turn (context.select.signals.entities)."""
 
 from __future__ import annotations
 
-from context import build_context, entities, select
-from context.entities import entity_spans, lift_entity_facts
+from context import build_context
+from context.select.signals import entities
+from context.select import selection as select
+from context.select.signals.entities import entity_spans, lift_entity_facts
 
 CHEN = ["我大学同学陈静在腾讯干了好几年了。", "我大学同学陈静推荐我看了一部电影。", "我大学同学陈静的车送去保养了。",
         "周末和我大学同学陈静去爬山了。", "我大学同学陈静说周末要来我家玩。", "我大学同学陈静养了一只猫。",
@@ -89,7 +91,7 @@ def test_gen_joins_two_entities_as_he_does(monkeypatch):
 
 def test_a_long_query_costs_a_bounded_number_of_passes_over_the_history():
     """Each span of the question is a pass over the history: a pasted page must not be one pass per word."""
-    from context.entities import MAX_QUESTION_TOKENS, _tokens, entity_spans
+    from context.select.signals.entities import MAX_QUESTION_TOKENS, _tokens, entity_spans
     page = "我大学同学陈静个子多高？" + "我表妹的爸爸请我吃了顿饭。" * 200
     bodies = ["我表妹的爸爸请我吃了顿饭。"] * 5 + ["我大学同学陈静个子很高。"] * 5
     assert len(_tokens(page)) == MAX_QUESTION_TOKENS

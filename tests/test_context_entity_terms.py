@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from context import relevance
-from context.relevance import lexical_relevance
+from context.select import relevance
+from context.select.relevance import lexical_relevance
 
 # Other people's birthdays, worded like the question; the cousin's turn names him, not the word.
 BIRTHDAYS = ["3月4日是我舅舅的生日。", "我同事的生日是5月2日。", "6月9日是我房东的生日。",
@@ -58,7 +58,7 @@ def test_a_single_character_word_breaks_ties_among_one_persons_turns(monkeypatch
 
 def test_a_question_followed_by_an_aside_is_a_question():
     # "..., what is X? Thanks!" asks about the material: knowledge, not chat (no newest-turn bonus).
-    from context.select import decide_query_type
+    from context.select.selection import decide_query_type
     query = "Random thought from the bus: what is my coworker Hugo's favorite food? Thanks!"
     assert decide_query_type(query, has_task_state=False, has_tool_results=False, has_sources=True) == "knowledge"
     assert decide_query_type("Thanks, that was all.", has_task_state=False, has_tool_results=False,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from context import build_context
-from context.turn_cache import HISTORY_CACHE, HistoryCache
+from context.select.turn_cache import HISTORY_CACHE, HistoryCache
 from notes_store.sessions import SessionStore, session_history
 
 TOPICS = ("the rate limit", "the quota", "the backfill", "a sunset painting", "the migration", "token refresh")
@@ -141,7 +141,7 @@ def test_values_the_cache_refuses_still_build_exactly() -> None:
 
 def test_the_cache_is_bounded() -> None:
     cache = HistoryCache(max_histories=3, max_turns=100)
-    from context.gather import _turn_packet
+    from context.gather.inputs import _turn_packet
     for k in range(6):
         cache.gather(turns(20, start=100 * k), _turn_packet)
     assert len(cache._items) == 3
@@ -153,7 +153,7 @@ def test_the_cache_is_bounded() -> None:
 
 def test_the_input_size_limit_counts_cached_history_too() -> None:
     from context.errors import ContextError
-    from context.gather import MAX_INPUT_BYTES
+    from context.gather.inputs import MAX_INPUT_BYTES
     half = "z" * (MAX_INPUT_BYTES // 2)
     history = [{"role": "user", "content": half}]
     build_context("q", history=history, max_tokens=200)          # under the limit: cached
@@ -203,7 +203,7 @@ def test_a_sliding_window_of_turns_builds_exactly_what_the_uncached_history_buil
     """An agent that keeps the last N turns sends histories no earlier one is a prefix of: their turns'
     packets are reused by value (gather._TURN_TEMPLATES), with the position and id-less turns' ids of
     where each turn now stands."""
-    from context import gather
+    from context.gather import inputs as gather
     gather._TURN_TEMPLATES.clear()
     every = turns(260)
     for k in (0, 1, 2, 7, 40):

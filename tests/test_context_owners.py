@@ -1,9 +1,10 @@
-"""Turns naming the question's person only as the owner of someone else count less (context.owners)."""
+"""Turns naming the question's person only as the owner of someone else count less (context.select.signals.owners)."""
 
 from __future__ import annotations
 
-from context import build_context, select
-from context.owners import owned_turns
+from context import build_context
+from context.select import selection as select
+from context.select.signals.owners import owned_turns
 
 DAD = ["我表妹的爸爸请我吃了顿饭。", "我表妹的爸爸在字节跳动干了好几年了。", "收到了我表妹的爸爸寄来的快递。",
        "我表妹的爸爸的车送去保养了。", "我表妹的爸爸说周末要来我家玩。", "我表妹的爸爸最近好像心情不太好。"]

@@ -1,11 +1,11 @@
-"""context.proximity: runs of the query's words, measured on word codes that start again when the
+"""context.select.proximity: runs of the query's words, measured on word codes that start again when the
 code table is full; a call never compares codes of two generations."""
 
 from __future__ import annotations
 
 import pytest
 
-from context import proximity as X
+from context.select import proximity as X
 
 QUERY = "where did my uncle open his noodle restaurant"
 TEXTS = ["my uncle open his noodle restaurant downtown last spring",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from context import TokenCounter, build_context
-from context.compress import CUT_MARK, condense_history, extractive_shorten, split_sentences
-from context.gather import gather_history
-from context.relevance import lexical_relevance, spread_to_neighbours, terms_of_query
+from context.compress.summaries import CUT_MARK, condense_history, extractive_shorten, split_sentences
+from context.gather.inputs import gather_history
+from context.select.relevance import lexical_relevance, spread_to_neighbours, terms_of_query
 
 COUNTER = TokenCounter()
 
@@ -76,20 +76,20 @@ def test_600_turn_history_fits_its_budget():
 
 
 def test_a_comparative_finds_its_base_in_the_history(monkeypatch):
-    from context.relevance import comparative_bases
+    from context.select.relevance import comparative_bases
     assert comparative_bases("Who is older, Ben or Marcus?") == ("old",)
     assert set(comparative_bases("who is taller? the biggest? earlier?")) >= {"tall", "big", "earli"}
     texts = [f"My friend Ben sent me video number {k}." for k in range(12)] + ["Ben is 41 years old."]
     query = "Who is older, my friend Ben or my friend Marcus?"
     rel = lexical_relevance(query, texts)
     assert rel[-1] == max(rel)
-    monkeypatch.setattr("context.relevance.COMPARATIVE_WEIGHT", 0.0)
+    monkeypatch.setattr("context.select.relevance.COMPARATIVE_WEIGHT", 0.0)
     rel = lexical_relevance(query, texts)
     assert rel[-1] < max(rel)
 
 
 def test_a_question_about_an_attribute_knows_the_other_ways_to_say_it():
-    from context.cues import attribute_groups, attribute_terms
+    from context.select.signals.cues import attribute_groups, attribute_terms
     assert set(attribute_terms("我叔叔的生辰是哪天？")) >= {"生日", "出生"}
     assert set(attribute_terms("我同事是哪里人？")) >= {"老家", "来自"}
     assert set(attribute_terms("What does Mateo do for a living?")) >= {"job", "career"}
@@ -132,7 +132,7 @@ def test_an_attribute_counts_once_per_turn_however_many_of_its_words_it_holds(mo
     query = "Which school did Ben attend?"
     rel = lexical_relevance(query, texts)
     assert rel[13] == max(rel) and rel[12] < 0.5
-    monkeypatch.setattr("context.relevance.RUN_REST", 1.0)  # each word on its own: the other turn wins
+    monkeypatch.setattr("context.select.relevance.RUN_REST", 1.0)  # each word on its own: the other turn wins
     rel = lexical_relevance(query, texts)
     assert rel[12] == max(rel)
 
@@ -146,7 +146,7 @@ def test_an_attribute_asked_in_other_words_finds_its_turn(monkeypatch):
     for query, texts in (("我叔叔今年多大？", zh), ("Who is Mateo's manager at the office?", en)):
         rel = lexical_relevance(query, texts)
         assert rel[-1] == max(rel) and sorted(rel)[-2] < rel[-1], query
-        monkeypatch.setattr("context.relevance.ATTRIBUTE_WEIGHT", 0.0)
+        monkeypatch.setattr("context.select.relevance.ATTRIBUTE_WEIGHT", 0.0)
         rel = lexical_relevance(query, texts)
         assert rel[-1] < max(rel), query
         monkeypatch.undo()

@@ -75,7 +75,7 @@ MANY = {"query": "why does token refresh fail?", "max_tokens": 2000,
 async def test_a_failing_sampler_is_asked_once_per_call(server, monkeypatch, failure):
     """Four long documents, a client whose model is down or hangs: one request, then extractive for all
     (before, each document waited for its own failure: 4 × 30 s for a hanging model)."""
-    from server import tools_context
+    from server.tools import context as tools_context
     monkeypatch.setattr(tools_context, "SAMPLING_TIMEOUT_S", 0.5)
     calls = []
 
@@ -96,7 +96,7 @@ async def test_a_failing_sampler_is_asked_once_per_call(server, monkeypatch, fai
 
 
 async def test_sampling_stops_when_the_calls_time_budget_is_used(server, monkeypatch):
-    from server import tools_context
+    from server.tools import context as tools_context
     monkeypatch.setattr(tools_context, "SAMPLING_CALL_BUDGET_S", 1.5)
     calls = []
 

@@ -7,9 +7,9 @@ import random
 import sys
 from pathlib import Path
 
-from context import links as L
-from context.links import link_structure, spread_along_links
-from context.relevance import LexicalScorer, lexical_relevance, plain_bm25, scorer_for, terms_of
+from context.select.signals import links as L
+from context.select.signals.links import link_structure, spread_along_links
+from context.select.relevance import LexicalScorer, lexical_relevance, plain_bm25, scorer_for, terms_of
 
 # bench/ is not an installed package; `python -m pytest` finds it from the repo root, plain `pytest` not.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -131,7 +131,7 @@ def test_a_question_with_an_aside_is_still_answered_by_the_next_speaker():
 
 def _scored(query: str, contents: list[str], roles: list[str]):
     from context import packets as P
-    from context.select import PROFILES, score_packets
+    from context.select.selection import PROFILES, score_packets
     from context.packets import Packet
     hist = [Packet(P.HISTORY, str(i), c, position=i, role=r) for i, (c, r) in enumerate(zip(contents, roles))]
     score_packets(hist, query, PROFILES["knowledge"])
@@ -159,7 +159,7 @@ def test_a_question_naming_one_speaker_prefers_that_speakers_turns(monkeypatch):
     assert min(mel) > max(car)
     # Naming both speakers weighs no one down: the same scores as with the weighting off.
     both = [p.relevance for p in _scored("What did Melanie and Caroline do at pottery class?", contents, roles)]
-    monkeypatch.setattr("context.select.SPEAKER_WEIGHT", 1.0)
+    monkeypatch.setattr("context.select.selection.SPEAKER_WEIGHT", 1.0)
     unweighted = [p.relevance for p in _scored("What did Melanie and Caroline do at pottery class?", contents, roles)]
     assert both == unweighted
     # Off, the other speaker's turns (which name Melanie too) would not all rank below hers.
@@ -178,7 +178,7 @@ def test_a_speaker_given_as_the_turns_name_counts_as_a_name_prefix_does(monkeypa
                     {"role": "assistant", "name": "Caroline", "content": f"Melanie, pottery class {k}!"}]
 
     def relevance(weight: float) -> tuple[list[float], list[float]]:
-        monkeypatch.setattr("context.select.SPEAKER_WEIGHT", weight)
+        monkeypatch.setattr("context.select.selection.SPEAKER_WEIGHT", weight)
         res = build_context("What did Melanie do at pottery class?", history=history, max_tokens=4000,
                             reserve_ratio=0, include_notes=False, include_memory=False)
         by_id = {int(s["id"].rsplit("-", 1)[-1]): s["relevance"] for s in res.to_dict()["selected"]
@@ -252,7 +252,7 @@ def test_a_pronoun_turn_matches_the_question_through_the_person_it_refers_to(mon
     hist = _scored(query, contents, ["user"] * len(contents))
     inherited = hist[21].relevance
     assert inherited > max(p.relevance for p in hist[40:])     # above other people's birthplaces
-    monkeypatch.setattr("context.select.ANTECEDENT_WEIGHT", 0.0)
+    monkeypatch.setattr("context.select.selection.ANTECEDENT_WEIGHT", 0.0)
     hist = _scored(query, contents, ["user"] * len(contents))
     assert hist[21].relevance < max(p.relevance for p in hist[40:])
 
@@ -270,14 +270,14 @@ def test_a_conditional_question_hops_from_its_anchor_turn_to_the_name_it_holds(m
     contents, query = _corgi_log()
     hist = _scored(query, contents, ["user"] * len(contents))
     assert hist[45].relevance > max(p.relevance for p in hist[:12])   # above other friends' turns
-    monkeypatch.setattr("context.select.SECOND_HOP", False)
+    monkeypatch.setattr("context.select.selection.SECOND_HOP", False)
     hist = _scored(query, contents, ["user"] * len(contents))
     assert hist[45].relevance < max(p.relevance for p in hist[:12])
 
 
 def test_the_second_hop_links_by_names_beyond_the_question_and_only_in_logs_of_one_voice():
-    from context.hop import link_terms
-    from context.stamps import body_of
+    from context.select.signals.hop import link_terms
+    from context.select.signals.stamps import body_of
     assert body_of("2024年2月1日 07:09，上海市徐汇区，公园：我朋友郭晶是绍兴人。") == "我朋友郭晶是绍兴人。"
     assert body_of("Fri 15 Nov 2024, 07:17, my desk, Hackney, London: My cousin Glen left.") == "My cousin Glen left."
     # Capitalised words inside a sentence; CJK bigrams touching no character of the question.
@@ -290,7 +290,7 @@ def test_the_second_hop_links_by_names_beyond_the_question_and_only_in_logs_of_o
 
 
 def test_a_stamp_prefix_ends_where_the_statement_starts_whatever_closes_it():
-    from context.stamps import body_of
+    from context.select.signals.stamps import body_of
     assert body_of("2023年11月2日 周四 21:41，在沙发上。小姨养了一只英短猫，上次聊天时提到的。") == "小姨养了一只英短猫，上次聊天时提到的。"
     assert body_of("[6月10日 周六 12:29｜朋友家] 10月13日是我姐夫建国的生日。") == "10月13日是我姐夫建国的生日。"
     assert body_of("2/25（周日）07:02 @家里 我爷爷发消息问我到家没有。") == "我爷爷发消息问我到家没有。"
@@ -321,7 +321,7 @@ def test_a_stamp_prefix_ends_where_the_statement_starts_whatever_closes_it():
 
 def test_a_stamp_takes_no_word_of_the_statement():
     """Review repros: each lost a word (or more) of its statement to the stamp before the fix."""
-    from context.stamps import body_of, without_stamp
+    from context.select.signals.stamps import body_of, without_stamp
     # Scripts with spaces between words: the first word is the statement's, not a place.
     for text in ("Сегодня я ходил в школу с братом.", "나는 오늘 학교에 갔다.", "Σήμερα πήγα στο σχολείο.",
                  "我买了 iPhone 15，很贵。", "今天见了 Tom，他说要搬家。"):
@@ -345,7 +345,7 @@ def test_reading_a_stamp_is_linear_in_the_turn():
     in one pattern). Run in a child process so that a regression fails on its timeout instead of hanging."""
     import subprocess
     script = (
-        "from context.stamps import body_of, without_stamp\n"
+        "from context.select.signals.stamps import body_of, without_stamp\n"
         "n = 100_000\n"
         "for s in (' ' * n + 'x', '10:00' + ' ' * n + 'x', '10:00' + ' ' * n + '地点：x', ' [' + ' ' * n,\n"
         "          '时间：' + ' ' * n, '10:00]' + ' ' * n + 'x', '10:00 ,' + ' ' * n + 'location',\n"
@@ -381,8 +381,8 @@ def test_turns_written_in_one_place_are_not_linked_by_the_place():
 
 
 def uncovered_turns(query: str, texts: list[str], history: int, roles: list[str]) -> list[int]:
-    """context.coverage.uncovered_turns with the antecedents score_packets gives it."""
-    from context.coverage import uncovered_turns as uncovered
+    """context.select.signals.coverage.uncovered_turns with the antecedents score_packets gives it."""
+    from context.select.signals.coverage import uncovered_turns as uncovered
     return uncovered(query, texts, history, L.antecedents(texts[:history], roles[:history]))
 
 
@@ -401,7 +401,7 @@ def _busy_log() -> tuple[list[str], str]:
 def test_a_question_about_one_person_prefers_the_turns_that_name_the_person(monkeypatch):
     contents, query = _busy_log()
     assert set(range(200)) - set(uncovered_turns(query, contents, 200, ["user"] * 200)) == {57, 131, 163}
-    _outranks_only_with(monkeypatch, "context.select.COVERAGE_WEIGHT", 1.0, query, contents, 57,
+    _outranks_only_with(monkeypatch, "context.select.selection.COVERAGE_WEIGHT", 1.0, query, contents, 57,
                         [10 + 20 * k for k in range(8)])
 
 
@@ -430,7 +430,7 @@ def test_coverage_reads_the_asking_clause_both_people_of_a_comparison_and_pronou
 
 
 def test_a_questions_aside_is_told_from_what_it_asks():
-    from context.asides import ASIDE_WEIGHT, aside_terms
+    from context.select.signals.asides import ASIDE_WEIGHT, aside_terms
     aside = aside_terms("我在地铁上刷短视频，看到一个挺有意思的，想起来建国哪天过生日？这个我之前肯定说过。")
     assert {"地铁", "视频", "肯定"} <= set(aside) and not {"建国", "生日"} & set(aside)
     assert set(aside.values()) == {ASIDE_WEIGHT}
@@ -457,8 +457,8 @@ def test_an_aside_no_longer_outvotes_the_two_words_that_matter(monkeypatch):
     contents[140] = "2024年6月13日 周四 18:47，家里：我姐夫建国说想找时间聚一聚。"
     contents[141] = "2024年6月13日 周四 18:49，家里：建国问我周末去不去钓鱼。"
     query = "我在地铁上刷短视频，看到一个挺有意思的，想起来建国哪天过生日？这个我之前肯定说过。"
-    monkeypatch.setattr("context.select.UNTIMED_WEIGHT", 1.0)  # the date of 77 would lift it on its own
-    _outranks_only_with(monkeypatch, "context.select.ASIDE_WEIGHT", 1.0, query, contents, 77,
+    monkeypatch.setattr("context.select.selection.UNTIMED_WEIGHT", 1.0)  # the date of 77 would lift it on its own
+    _outranks_only_with(monkeypatch, "context.select.selection.ASIDE_WEIGHT", 1.0, query, contents, 77,
                         [5 + 15 * k for k in range(12)])
 
 
@@ -476,7 +476,7 @@ def test_a_word_that_opens_the_question_is_a_person_only_if_the_log_has_it_own_o
 
 
 def test_two_people_are_compared_only_when_a_word_joins_them():
-    from context.entities import _named_pair, _tokens
+    from context.select.signals.entities import _named_pair, _tokens
     toks = _tokens("我堂弟有什么爱好？")           # one person, then what is asked
     assert _named_pair(toks, [(1, 3), (6, 8)]) == []
     toks = _tokens("我堂弟和我表姐谁年纪大？")
@@ -488,7 +488,7 @@ def test_a_question_in_the_first_person_prefers_the_speakers_own_statements(monk
     for k, (who, at) in enumerate((("Sam", "lake"), ("Ann", "track"), ("Leo", "park"), ("Mia", "beach"))):
         contents[10 + 20 * k] = f"Sun 21 Apr 2024, 10:{k:02d}, the office, Carlton: {who} does exercise at the {at}."
     contents[95] = "Sun 21 Apr 2024, 11:51, the office, Carlton: I do exercise at the pool."
-    _outranks_only_with(monkeypatch, "context.relevance.FIRST_PERSON_WEIGHT", 0.0, "Where do I exercise?", contents,
+    _outranks_only_with(monkeypatch, "context.select.relevance.FIRST_PERSON_WEIGHT", 0.0, "Where do I exercise?", contents,
                         95, [10 + 20 * k for k in range(4)])
 
 
@@ -506,7 +506,7 @@ def test_in_a_dialogue_a_question_about_someone_else_prefers_the_turns_that_name
     for k in rivals:
         contents[k] = "Jonah: The coral can recover, slowly."
     query = "How did Mochi recover after the accident?"
-    from context.coverage import uncovered_turns as uncovered
+    from context.select.signals.coverage import uncovered_turns as uncovered
     ante = L.antecedents(contents, roles)
     assert set(range(80)) - set(uncovered(query, contents, 80, ante, ["Jonah", "Aiko"])) == {11, 33, 57}
     # The clause that asks refers back to its lead's person ("..., and how did he recover?").
@@ -518,11 +518,11 @@ def test_in_a_dialogue_a_question_about_someone_else_prefers_the_turns_that_name
     assert uncovered("What did Aiko bake for the order?", contents, 80, ante, ["Jonah", "Aiko"]) == []
     hist = _scored(query, contents, roles)
     assert hist[11].relevance > max(hist[k].relevance for k in rivals)
-    monkeypatch.setattr("context.select.DIALOGUE_COVERAGE", False)
+    monkeypatch.setattr("context.select.selection.DIALOGUE_COVERAGE", False)
     off = _scored(query, contents, roles)
     assert off[11].relevance <= max(off[k].relevance for k in rivals)
     # A chat whose speakers are not known (no "Name:" openings): the user, addressed by name, says "I".
     plain = [c.split(": ", 1)[1] for c in contents]
     without = [p.relevance for p in _scored(query, plain, roles)]
-    monkeypatch.setattr("context.select.DIALOGUE_COVERAGE", True)
+    monkeypatch.setattr("context.select.selection.DIALOGUE_COVERAGE", True)
     assert [p.relevance for p in _scored(query, plain, roles)] == without

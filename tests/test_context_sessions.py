@@ -1,12 +1,12 @@
-"""The day lift in conversations (context.sessions): the turns of a day whose talk speaks of the question
+"""The day lift in conversations (context.select.signals.days): the turns of a day whose talk speaks of the question
 come before the turns of other days that the question's words do not reach either."""
 
 from __future__ import annotations
 
 from context import packets as P
 from context.packets import Packet
-from context.select import PROFILES, score_packets
-from context.sessions import SESSION_WEIGHT, lift_by_session
+from context.select.selection import PROFILES, score_packets
+from context.select.signals.days import SESSION_WEIGHT, lift_by_session
 
 QUESTION = "What name did the garden group choose?"
 MEETING, NAMED = 40, 47   # day 4; seven turns apart, so no neighbour spreads from one to the other
@@ -39,7 +39,7 @@ def test_a_turn_of_the_day_that_speaks_of_the_question_comes_before_other_days_t
     other_days = [p.relevance for i, p in enumerate(hist) if not 40 <= i < 50]
     assert hist[NAMED].relevance > max(other_days)
     assert max(hist, key=lambda p: p.relevance) is hist[MEETING]   # the turn with the words stays first
-    monkeypatch.setattr("context.sessions.SESSION_WEIGHT", 0.0)
+    monkeypatch.setattr("context.select.signals.days.SESSION_WEIGHT", 0.0)
     hist = _scored(*_chat())
     other_days = [p.relevance for i, p in enumerate(hist) if not 40 <= i < 50]
     assert hist[NAMED].relevance <= max(other_days)

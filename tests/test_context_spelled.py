@@ -1,9 +1,10 @@
-"""Words of the question that only spell out who its person is count less (context.spelled)."""
+"""Words of the question that only spell out who its person is count less (context.select.signals.spelled)."""
 
 from __future__ import annotations
 
-from context import build_context, select
-from context.spelled import implied_terms
+from context import build_context
+from context.select import selection as select
+from context.select.signals.spelled import implied_terms
 
 FILLER = ["今天下雨了，没出门。", "刚交了这个月的房租。", "电梯坏了，只好爬楼梯。", "在书店待了一下午。",
           "晚饭吃了饺子。", "地铁上人很多。", "买了一箱苹果。", "新买的台灯很好用。"] * 2

@@ -1,11 +1,11 @@
-"""The storyline hop in dialogues (context.storyline): from the turns the question points at to the
+"""The storyline hop in dialogues (context.select.signals.storyline): from the turns the question points at to the
 same speaker's later turns that share the story's rare words."""
 
 from __future__ import annotations
 
 from context import packets as P
 from context.packets import Packet
-from context.select import PROFILES, score_packets
+from context.select.selection import PROFILES, score_packets
 
 
 def _kitty_chat() -> tuple[list[str], list[str], str]:
@@ -31,14 +31,14 @@ def test_a_later_beat_of_the_story_is_found_through_the_anchors_rare_word(monkey
     hist = _scored(query, contents, roles)
     others = [p.relevance for i, p in enumerate(hist) if i not in (10, 40, 41)]
     assert hist[40].relevance > max(others)
-    monkeypatch.setattr("context.select.STORYLINE", False)
+    monkeypatch.setattr("context.select.selection.STORYLINE", False)
     hist = _scored(query, contents, roles)
     others = [p.relevance for i, p in enumerate(hist) if i not in (10, 40, 41)]
     assert hist[40].relevance <= max(others)
 
 
 def test_the_hop_follows_the_anchors_speaker_and_leaves_query_words_and_common_words_alone():
-    from context.storyline import storyline_hop
+    from context.select.signals.storyline import storyline_hop
     texts, roles, query = _kitty_chat()
     speakers = [t.split(":")[0] for t in texts]
     rels = [0.0] * len(texts)

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from context import TokenCounter, build_context
-from context.compress import split_sentences
-from context.tiers import EXTRACT_HEADING, MIDDLE_TURNS
-from context.relevance import terms_of, terms_of_query
+from context.compress.summaries import split_sentences
+from context.compress.tiers import EXTRACT_HEADING, MIDDLE_TURNS
+from context.select.relevance import terms_of, terms_of_query
 
 COUNTER = TokenCounter()
 SUBJECTS = ("the garden shed", "the violin lessons", "the tax forms", "the bike repair", "grandma's recipe",
@@ -115,7 +115,7 @@ def test_tiers_take_no_room_from_whole_turns(max_tokens: int, monkeypatch: pytes
     are the same with tiers or without. Chat and task reserve a share for them when history does not fit:
     the whole turns given up fit in that share."""
     import context.builder as builder
-    from context.select import PROFILES
+    from context.select.selection import PROFILES
     history = session(500)
     query = "the camping trip and the chess club"
     runs = {}

@@ -1,11 +1,11 @@
-"""Questions that ask when prefer the turns that say when (context.when)."""
+"""Questions that ask when prefer the turns that say when (context.select.signals.when)."""
 
 from __future__ import annotations
 
 from context import packets as P
 from context.packets import Packet
-from context.select import PROFILES, score_packets
-from context.when import asks_when, says_when, untimed_turns
+from context.select.selection import PROFILES, score_packets
+from context.select.signals.when import asks_when, says_when, untimed_turns
 
 
 def test_a_question_asks_when_only_where_a_clause_opens_with_it() -> None:
@@ -67,6 +67,6 @@ def test_the_turn_that_tells_the_event_with_its_time_outranks_the_chatter_about_
     query = "When did Mel go to the pottery workshop?"
     hist = _scored(query, contents)
     assert hist[21].relevance > max(hist[k].relevance for k in chatter)
-    monkeypatch.setattr("context.select.UNTIMED_WEIGHT", 1.0)
+    monkeypatch.setattr("context.select.selection.UNTIMED_WEIGHT", 1.0)
     hist = _scored(query, contents)
     assert hist[21].relevance <= max(hist[k].relevance for k in chatter)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from context import build_context
-from context.workspace_evidence import WorkspaceEvidence
+from context.gather.workspace import WorkspaceEvidence
 
 
 def test_workspace_notes_and_memories_appear_as_evidence(ws):

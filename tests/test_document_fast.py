@@ -1,4 +1,4 @@
-"""``document._simple_meta`` (the front matter fast path) reads what ``yaml.load`` reads, or declines:
+"""``files.front_matter._simple_meta`` (the front matter fast path) reads what ``yaml.load`` reads, or declines:
 checked on tricky generated headers and on the headers our writer produces (which it must take)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import yaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from notes_store.document import _Loader, _simple_meta, dump_document, parse_document
+from notes_store.files.front_matter import _Loader, _simple_meta, dump_document, parse_document
 
 _KEYS = ["id", "title", "type", "tags", "created_at", "x", "y", "on", "yes", "null", "No", "_k", "a1", "True"]
 _VALUES = ["plain", "two words", "2to3", "yes", "No", "null", "~", "1e3", "0x1F", "1_000", "2025-01-01", "12:30",

@@ -220,8 +220,8 @@ def test_phrase_totals_are_exact_up_to_the_bound_then_a_lower_bound(tmp_path):
     ws.flush()
     assert ws.notes.search("此命令为").total == 20  # the words in order: not the shuffled ten
     ws.search_backend.count_bound = 5  # type: ignore[attr-defined]
-    from notes_store.analysis import query_units
-    from notes_store.search_backend import Filters
+    from notes_store.analysis.analyzer import query_units
+    from notes_store.index.backend import Filters
     ranked = ws.search_ranked(query_units("此命令为"), Filters("note"), 3)
     assert len(ranked.rows) == 3 and ranked.total == 5 and ranked.total_is_lower_bound
     ranked = ws.search_ranked(query_units("此命令为"), Filters("note"), 10)

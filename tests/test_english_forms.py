@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from context import build_context
-from notes_store.analysis import query_terms, stem_word
-from notes_store.english_forms import BASE_FORM
+from notes_store.analysis.analyzer import query_terms, stem_word
+from notes_store.analysis.english_forms import BASE_FORM
 
 
 def test_irregular_forms_stem_as_their_base():

@@ -11,7 +11,7 @@ import pytest
 
 from notes_store import sessions
 from notes_store.errors import StorageError
-from notes_store.fsio import flock_with_deadline
+from notes_store.files.durable import flock_with_deadline
 from notes_store.sessions import SessionStore
 
 

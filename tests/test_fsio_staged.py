@@ -19,7 +19,7 @@ import pytest
 
 from notes_store import open_workspace
 from notes_store.errors import Conflict
-from notes_store.fsio import TEMP_PREFIX
+from notes_store.files.durable import TEMP_PREFIX
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -154,7 +154,7 @@ def test_expected_revision_is_checked_under_the_lock(tmp_path, monkeypatch):
 
 
 def test_the_sweep_keeps_live_writers_temp_files_and_removes_dead_ones(tmp_path):
-    from notes_store.fsio import remove_temp_files, stage_write
+    from notes_store.files.durable import remove_temp_files, stage_write
     folder = tmp_path / "notes"
     folder.mkdir()
     mine = stage_write(folder / "a.md", b"in flight")  # this process: alive, its write may commit any moment
@@ -173,7 +173,7 @@ def test_the_sweep_keeps_live_writers_temp_files_and_removes_dead_ones(tmp_path)
 
 
 def test_a_temp_file_swept_again_after_the_rewrite_is_a_clear_error(tmp_path, monkeypatch):
-    from notes_store import fsio
+    from notes_store.files import durable as fsio
     from notes_store.errors import StorageError
 
     ws = open_workspace(tmp_path / "w")

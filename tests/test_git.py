@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from notes_store import open_workspace
-from notes_store.git_conflicts import has_conflict_markers, ours_side
-from notes_store.git_sync import (autocommit_enabled, commit_message, configure_autocommit,
+from notes_store.sync.git_conflicts import has_conflict_markers, ours_side
+from notes_store.sync.git import (autocommit_enabled, commit_message, configure_autocommit,
                                   enable_autocommit, find_conflicts, init_workspace, note_history)
 from notes_store.workspace import WriteEvent
 from server.cli import main as cli_main
@@ -531,7 +531,7 @@ def test_history_outside_git_says_so(tmp_path):
 def test_conflict_markers_are_found_in_one_pass(monkeypatch) -> None:
     """Many start lines and a middle line but no end line (a note anyone can write, or a file in a cloned
     repository): each start line used to rescan to the end of the text, 1.55 s for 64 KB, ~30 min for 2 MiB."""
-    from notes_store import git_conflicts
+    from notes_store.sync import git_conflicts
     searched: list[int] = []
 
     class Counting:
@@ -557,7 +557,7 @@ def test_conflict_markers_are_found_in_one_pass(monkeypatch) -> None:
 def test_history_cuts_what_a_cloned_repository_put_in_names_and_subjects(tmp_path, git_env):
     """A 5 MB commit subject (or author name) from someone else's repository: 20 of them made note_history
     14 s of CPU and 100 MB of result (the helper's attack pass). Git cuts them now."""
-    from notes_store.git_sync import MAX_NAME_COLUMNS, MAX_SUBJECT_COLUMNS, run_git
+    from notes_store.sync.git import MAX_NAME_COLUMNS, MAX_SUBJECT_COLUMNS, run_git
     root = tmp_path / "ws"
     init_workspace(root, git=True)
     with open_workspace(root) as ws:

@@ -73,7 +73,7 @@ def assert_durable_unlink(events: list[tuple[str, object]], target: Path) -> Non
 
 
 def test_atomic_write_order(tmp_path, monkeypatch):
-    from notes_store.fsio import atomic_write
+    from notes_store.files.durable import atomic_write
     log = SyscallLog(monkeypatch)
     target = tmp_path / "sub" / "file.md"
     target.parent.mkdir()
@@ -111,7 +111,7 @@ def test_note_and_memory_writes_are_durable_in_order(tmp_path, monkeypatch):
 
 def test_the_checker_notices_a_missing_folder_fsync(tmp_path, monkeypatch):
     """The assertion above is not vacuous: with ``fsync_dir`` made a no-op it fails."""
-    import notes_store.fsio as fsio
+    import notes_store.files.durable as fsio
     monkeypatch.setattr(fsio, "fsync_dir", lambda folder: None)
     log = SyscallLog(monkeypatch)
     target = tmp_path / "file.md"

@@ -6,7 +6,7 @@ import os
 import time
 
 from notes_store import open_workspace
-from notes_store.hit_bodies import HitBodies
+from notes_store.index.hit_bodies import HitBodies
 
 
 def _snippets(ws, query: str) -> dict[str, str]:
@@ -105,7 +105,7 @@ def test_a_repeated_query_cuts_no_snippet_and_a_new_stamp_cuts_again(tmp_path):
 
 
 def test_snippets_count_against_the_bound_and_go_with_their_body():
-    from notes_store.hit_bodies import MAX_SNIPPETS_PER_BODY
+    from notes_store.index.hit_bodies import MAX_SNIPPETS_PER_BODY
     cache = HitBodies(max_chars=1000)
 
     def read():

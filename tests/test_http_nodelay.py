@@ -16,7 +16,7 @@ import time
 
 from helpers import INIT, MCP_HEADERS
 
-from server.cli_serve import bind_listener
+from server.cli.serve import bind_listener
 
 
 def test_listener_names_tcp_and_turns_nagle_off() -> None:

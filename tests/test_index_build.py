@@ -1,4 +1,4 @@
-"""Rebuilds in child processes (``notes_store.index_build``): the same index as an in-process build,
+"""Rebuilds in child processes (``notes_store.index.parallel_build``): the same index as an in-process build,
 failures reported, nothing left behind. Real files, real Whoosh index, real child processes."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from notes_store import open_workspace
-from notes_store import whoosh_backend as wb
+from notes_store.index import whoosh_backend as wb
 from notes_store.errors import StorageError
-from notes_store.search_backend import Filters, IndexEntry
-from notes_store.analysis import query_units
-from notes_store.postings_file import open_postings
+from notes_store.index.backend import Filters, IndexEntry
+from notes_store.analysis.analyzer import query_units
+from notes_store.index.postings_file import open_postings
 
 WORDS = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma".split()
 
@@ -37,7 +37,7 @@ def _scored(ranked: list[tuple[str, float]]) -> list[tuple[float, str]]:
 @pytest.fixture
 def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(wb, "PARALLEL_MIN", 10)
-    monkeypatch.setattr("notes_store.index_build.CHUNK", 7)  # several chunks per child
+    monkeypatch.setattr("notes_store.index.parallel_build.CHUNK", 7)  # several chunks per child
 
 
 def test_child_build_matches_in_process_build(tmp_path: Path, small_threshold: None,
@@ -101,7 +101,7 @@ def test_a_failing_child_is_a_clear_storage_error(tmp_path: Path, small_threshol
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CTXNOTES_INDEX_WORKERS", "2")
     # A child that cannot import the builder dies at once: the parent must say so, not hang.
-    monkeypatch.setattr("notes_store.index_build.sys.executable", "/bin/false")
+    monkeypatch.setattr("notes_store.index.parallel_build.sys.executable", "/bin/false")
     backend = wb.WhooshBackend(tmp_path / "ix")
     with pytest.raises(StorageError, match="index build process"):
         backend.create(_entries(60))
@@ -128,7 +128,7 @@ def test_workspace_rebuild_in_children_keeps_every_note_searchable(tmp_path: Pat
 def test_no_child_can_start_so_the_build_runs_in_process(tmp_path: Path, small_threshold: None,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CTXNOTES_INDEX_WORKERS", "2")
-    monkeypatch.setattr("notes_store.index_build.sys.executable", str(tmp_path / "no-such-python"))
+    monkeypatch.setattr("notes_store.index.parallel_build.sys.executable", str(tmp_path / "no-such-python"))
     backend = wb.WhooshBackend(tmp_path / "ix")
     try:
         assert backend.create(_entries(60)) == 60

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from notes_store import InvalidInput, NotFound, StoreError, open_workspace
-from notes_store.document import MAX_DEPTH, MAX_FRONT_MATTER_BYTES
+from notes_store.files.front_matter import MAX_DEPTH, MAX_FRONT_MATTER_BYTES
 
 TIMEOUT = 5.0
 
@@ -228,7 +228,7 @@ def test_store_errors_are_store_errors(ws):
 
 
 def test_conflict_report_never_opens_a_fifo(ws):
-    from notes_store.git_sync import find_conflicts
+    from notes_store.sync.git import find_conflicts
     ws.notes.create("Plain", "text")
     os.mkfifo(ws.folder("note") / "fifo.md")
     os.mkfifo(ws.folder("memory") / "mem_fifo.md")

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from notes_store import Conflict, InvalidInput, NotFound, open_workspace
-from notes_store.document import dump_document, parse_document
+from notes_store.files.front_matter import dump_document, parse_document
 
 REV = re.compile(r"[0-9a-f]{12}")
 

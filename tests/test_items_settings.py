@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 import pytest
 
 from notes_store import InvalidInput, open_workspace
-from notes_store.item_files import Page
-from notes_store.memory_model import MemoryList
+from notes_store.files.items import Page
+from notes_store.memory.model import MemoryList
 from notes_store.notes import NoteList
 from notes_store.settings import load_settings
 from notes_store.timestamps import NotATime, iso_utc, to_epoch, to_naive_utc, to_utc, try_to_utc

@@ -9,8 +9,8 @@ import re
 import pytest
 
 from notes_store import InvalidInput, NotFound, open_workspace
-from notes_store.document import dump_document, parse_document
-from notes_store.memory import MemoryConfig
+from notes_store.files.front_matter import dump_document, parse_document
+from notes_store.memory.store import MemoryConfig
 from server import cli
 
 HOUR = 3600.0

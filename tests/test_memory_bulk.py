@@ -16,7 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from notes_store import analysis, open_workspace, segment_writer, whoosh_analyzer, write_batch
+from notes_store import open_workspace
+from notes_store.analysis import analyzer as analysis
+from notes_store.index import segment_writer
+from notes_store.index import whoosh_analyzer
+from notes_store.index import write_batch
 
 
 @pytest.fixture

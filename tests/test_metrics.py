@@ -8,8 +8,9 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from context import build_context
-from server import build_log, metrics
-from server.mcp_state import WorkspaceHandle
+from server import metrics
+from server.tools import build_log
+from server.state import WorkspaceHandle
 
 
 def _families(text: str) -> dict:

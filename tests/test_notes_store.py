@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from notes_store import NOTE_TYPES, InvalidInput, NotFound, open_workspace
-from notes_store.document import dump_document, parse_document
+from notes_store.files.front_matter import dump_document, parse_document
 
 
 def reopen(ws, **options):
@@ -467,8 +467,8 @@ def test_outside_changes_seen_with_and_without_inotify(tmp_path, monkeypatch, in
 
 
 def test_snippets_mark_whole_words_and_chinese_terms():
-    from notes_store.analysis import query_terms
-    from notes_store.snippets import make_snippet
+    from notes_store.analysis.analyzer import query_terms
+    from notes_store.index.snippets import make_snippet
     text = "Prerun checks. The tests were Running slowly; x_running too. 已完成数据模型层的重构"
     snippet = make_snippet(text, set(query_terms("run 数据模型")), width=200)
     assert "**Running**" in snippet and "x_**running**" in snippet

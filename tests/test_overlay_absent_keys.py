@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 
 from notes_store import open_workspace
-from notes_store.analysis import query_units
-from notes_store.search_backend import Filters, IndexEntry
-from notes_store.whoosh_backend import WhooshBackend
+from notes_store.analysis.analyzer import query_units
+from notes_store.index.backend import Filters, IndexEntry
+from notes_store.index.whoosh_backend import WhooshBackend
 
 
 def _entry(key: str, text: str) -> IndexEntry:

@@ -31,7 +31,7 @@ from bench.devsets import (  # noqa: E402
 from bench.devsets.memlogs import HARD, generate_memlog  # noqa: E402
 from bench.quality import bm25_order, evaluate  # noqa: E402
 from context import TokenCounter, build_context  # noqa: E402
-from context.relevance import LexicalScorer, terms_of  # noqa: E402
+from context.select.relevance import LexicalScorer, terms_of  # noqa: E402
 
 BUDGETS = (1000, 2000)
 # conv-26 today (0.890 / 0.927 since irregular verb forms; 0.889 / 0.927 since attributes asked in other words; 0.881 / 0.917 since the storyline
@@ -172,7 +172,7 @@ def test_longchat_dev_holds_todays_figures_and_its_lead_over_plain_bm25():
 def test_life_logs_lead_plain_bm25_and_keep_its_first_turns():
     """zh-lifelog (a fifth author's MemDaily-shaped logs; four stamp styles, the writer staying in one
     place for several turns): it sat at plain BM25 (dev 0.616 / 0.700 against 0.600 / 0.734) until the
-    stamp's place stopped linking neighbours (context.stamps). One dev seed, 1k and 2k: the 5% lead, and
+    stamp's place stopped linking neighbours (context.select.signals.stamps). One dev seed, 1k and 2k: the 5% lead, and
     per question the turns plain BM25 packs first."""
     ds = life_log_set(DEV_SEEDS[:1], "dev")
     _assert_lead(ds)

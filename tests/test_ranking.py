@@ -14,9 +14,9 @@ import pytest
 from whoosh.util.numeric import byte_to_length, length_to_byte
 
 from notes_store import open_workspace
-from notes_store.analysis import index_terms, query_units
-from notes_store.bm25 import idf, tf_part
-from notes_store.search_backend import Filters, IndexEntry, indexed_text
+from notes_store.analysis.analyzer import index_terms, query_units
+from notes_store.analysis.bm25 import idf, tf_part
+from notes_store.index.backend import Filters, IndexEntry, indexed_text
 
 WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma "
          "tau upsilon phi chi psi omega common frequent").split()

@@ -16,7 +16,7 @@ import uuid
 import pytest
 
 from notes_store import StorageError, open_workspace
-from notes_store.document import parse_document
+from notes_store.files.front_matter import parse_document
 
 
 def _round_one(root, prefix, count):

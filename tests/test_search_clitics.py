@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from notes_store import open_workspace
-from notes_store.analysis import without_clitics
+from notes_store.analysis.analyzer import without_clitics
 
 
 @pytest.mark.parametrize(("query", "expected"), [

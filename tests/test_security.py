@@ -70,7 +70,7 @@ async def test_broken_input_is_a_clear_error_and_writes_nothing(client, tmp_path
 
 
 async def test_titles_that_look_like_front_matter_round_trip(server, client, tmp_path):
-    from notes_store.document import parse_document
+    from notes_store.files.front_matter import parse_document
     pwned = tmp_path / "pwned"
     for title in ["---", "--- x ---", "a: b", "id: evil", f"!!python/object/apply:os.system ['touch {pwned}']",
                   "# heading", "'quoted'", "[list]", "{map: 1}", "&anchor *alias", "null", "2026-01-01", "yes"]:
@@ -357,7 +357,7 @@ async def test_serve_git_autocommit_flag_through_the_cli(tmp_path, http_server):
                                         ("localhost.evil.example", None), ("0.0.0.0", "")])
 def test_non_loopback_bind_without_token_refused(tmp_path, capsys, monkeypatch, host, token):
     """In process (the real CLI code path; the subprocess variant is in test_server_transports.py)."""
-    import server.cli_serve as cli_serve
+    import server.cli.serve as cli_serve
     monkeypatch.delenv("CTXNOTES_TOKEN", raising=False)
     if token is not None:
         monkeypatch.setenv("CTXNOTES_TOKEN", token)

@@ -11,9 +11,10 @@ import pytest
 from whoosh.codec.base import Segment
 from whoosh.filedb.filestore import FileStorage
 
-from notes_store import whoosh_backend as wb
-from notes_store.search_backend import IndexEntry
-from notes_store.segment_writer import FastAdder
+from notes_store.index import whoosh_backend as wb
+from notes_store.index.schema import INDEX_NAME, schema
+from notes_store.index.backend import IndexEntry
+from notes_store.index.segment_writer import FastAdder
 
 WORDS = ("deploy the schema 重构 数据模型 🚀 ✅️ running runs ran ｄｅｐｌｏｙ alias of ls "
          "this command is an 此命令为 的别名 a an and x y z 42 2to3 naïve café").split()
@@ -39,7 +40,7 @@ def _entries(n: int, seed: int) -> list[IndexEntry]:
 def _build(folder: Path, entries: list[IndexEntry], fast: bool) -> dict[str, bytes]:
     folder.mkdir()
     storage = FileStorage(str(folder), supports_mmap=False)
-    ix = storage.create_index(wb._schema(), indexname=wb.INDEX_NAME)
+    ix = storage.create_index(schema(), indexname=INDEX_NAME)
     writer = ix.writer(limitmb=1)  # a small pool: Whoosh's side spills and merges sorted runs
     adder = FastAdder(writer) if fast else None
     for entry in entries:
@@ -72,7 +73,7 @@ def test_fast_adder_lists_are_the_text_postings(tmp_path: Path) -> None:
     entries = _entries(300, 4)
     folder = tmp_path / "ix"
     folder.mkdir()
-    ix = FileStorage(str(folder), supports_mmap=False).create_index(wb._schema(), indexname=wb.INDEX_NAME)
+    ix = FileStorage(str(folder), supports_mmap=False).create_index(schema(), indexname=INDEX_NAME)
     writer = ix.writer()
     adder = FastAdder(writer)
     for entry in entries:
@@ -93,7 +94,7 @@ def test_fast_adder_lists_are_the_text_postings(tmp_path: Path) -> None:
 def test_fast_adder_refuses_an_unknown_field(tmp_path: Path) -> None:
     folder = tmp_path / "ix"
     folder.mkdir()
-    ix = FileStorage(str(folder), supports_mmap=False).create_index(wb._schema(), indexname=wb.INDEX_NAME)
+    ix = FileStorage(str(folder), supports_mmap=False).create_index(schema(), indexname=INDEX_NAME)
     writer = ix.writer()
     adder = FastAdder(writer)
     with pytest.raises(ValueError, match="no field named 'nope'"):

@@ -163,7 +163,7 @@ async def test_expected_errors_are_tool_errors(client, tool, args, expected):
 async def test_oversize_content_is_refused(tmp_path):
     from notes_store import open_workspace
 
-    from server.mcp_state import WorkspaceHandle
+    from server.state import WorkspaceHandle
     handle = WorkspaceHandle(tmp_path / "ws", opener=lambda p: open_workspace(p, max_content_bytes=1000))
     srv = create_server(tmp_path / "ws", handle=handle)
     async with Client(srv) as c:
@@ -353,7 +353,7 @@ async def test_memory_rows_are_previews_and_a_huge_memory_never_stalls_paging(tm
     from mcp import Client
 
     from server.app import create_server
-    from server.tools_memory import MAX_ROW_CONTENT_CHARS
+    from server.tools.memory import MAX_ROW_CONTENT_CHARS
     srv = create_server(tmp_path / "ws")
     try:
         async with Client(srv) as c:
@@ -374,7 +374,7 @@ async def test_memory_rows_are_previews_and_a_huge_memory_never_stalls_paging(tm
 
 
 def test_fits_and_cut_to_tokens_tokenize_a_bounded_head_of_a_long_text(monkeypatch):
-    from server import tool_kit
+    from server.tools import kit as tool_kit
     seen: list[int] = []
     real = tool_kit.count_tokens
 

@@ -9,7 +9,7 @@ from mcp import Client
 
 from notes_store import open_workspace
 from server.app import create_server
-from server.mcp_state import WorkspaceHandle
+from server.state import WorkspaceHandle
 
 IDENTITY = {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
             "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}

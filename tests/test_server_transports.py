@@ -133,7 +133,7 @@ def test_non_loopback_without_token_is_refused(tmp_path):
     (["--port", "70000"], "is not a valid port"),
 ])
 def test_bad_http_flags_are_one_line_errors(tmp_path, capsys, monkeypatch, flags, expected):
-    import server.cli_serve as cli_serve
+    import server.cli.serve as cli_serve
     from server.cli import main as cli_main
     monkeypatch.setattr(cli_serve, "run_http", lambda *a, **k: pytest.fail("would have served"))
     code = cli_main(["serve", "--http", *flags, "--workspace", str(tmp_path / "ws")])

@@ -250,8 +250,8 @@ def test_a_fresh_folder_gets_the_workspace_gitignore_too(tmp_path):
 
 
 def test_roles_match_what_build_context_accepts():
-    from context.gather import HISTORY_ROLES
-    from server.cli_sessions import ROLES as CLI_ROLES
+    from context.gather.inputs import HISTORY_ROLES
+    from server.cli.sessions import ROLES as CLI_ROLES
     assert tuple(ROLES) == tuple(HISTORY_ROLES) == tuple(CLI_ROLES)
 
 

@@ -33,7 +33,7 @@ def _turn(i: int, **extra: object) -> str:
 
 
 def test_session_turn_limit_matches_what_build_context_takes():
-    from context.gather import MAX_HISTORY_TURNS
+    from context.gather.inputs import MAX_HISTORY_TURNS
     assert DEFAULT_MAX_SESSION_TURNS == MAX_HISTORY_TURNS
 
 

@@ -15,9 +15,9 @@ from server import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "agent_hook_recipe.sh"
-MODULE = "server.cli_sessions"
+MODULE = "server.cli.sessions"
 # The real `ctxnotes` entry point; the session commands are added when cli.py does not list them yet.
-ENTRY = ("import sys, server.cli as c; m = 'server.cli_sessions'\n"
+ENTRY = ("import sys, server.cli as c; m = 'server.cli.sessions'\n"
          "c.COMMAND_MODULES = c.COMMAND_MODULES if m in c.COMMAND_MODULES else c.COMMAND_MODULES + (m,)\n"
          "sys.exit(c.main())")
 
@@ -127,7 +127,7 @@ def test_import_in_batches_and_prune(run, tmp_path):
 
 def test_stats_reads_the_build_log(run):
     from context import build_context
-    from server.build_log import record_build
+    from server.tools.build_log import record_build
     res = build_context("why?", history=[{"role": "user", "content": "because of the quota"}], max_tokens=200)
     record_build(run.ws, res, 0.02)
     record_build(run.ws, res, 0.04, session_id="s")

@@ -8,7 +8,7 @@ import pytest
 
 from context import build_context
 from notes_store.sessions import SessionStore, session_history
-from server.tools_sessions import history_for_build
+from server.tools.sessions import history_for_build
 
 WORDS = ("backfill", "rate limit", "quota", "deploy", "migration", "dashboard", "adoption", "painting",
          "token refresh", "retry")

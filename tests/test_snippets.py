@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from notes_store.analysis import TOKEN_RE, is_cjk, query_terms, stem_word
-from notes_store.snippets import SnippetQuery, find_matches, make_snippet
+from notes_store.analysis.analyzer import TOKEN_RE, is_cjk, query_terms, stem_word
+from notes_store.index.snippets import SnippetQuery, find_matches, make_snippet
 
 WORDS = ["Running", "RUNS", "run", "prerun", "x_running", "Deploy", "deployment", "DEPLOYED", "İstanbul",
          "ſtop", "stop", "Stopped", "K\u212aelvin", "kelvin", "naïve", "NAÏVE", "Straße", "STRASSE", "ẞig",

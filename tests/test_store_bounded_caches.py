@@ -6,7 +6,7 @@ import random
 import string
 
 from notes_store import open_workspace
-from notes_store.analysis import _WORD_TERMS, CACHED_WORD_CHARS, index_positions
+from notes_store.analysis.analyzer import _WORD_TERMS, CACHED_WORD_CHARS, index_positions
 
 
 def test_a_long_word_of_a_note_is_indexed_but_not_kept_in_the_word_table() -> None:
@@ -41,7 +41,7 @@ def test_searches_for_words_in_no_note_keep_nothing_in_the_ranker(tmp_path) -> N
 def test_a_snippet_kept_counts_its_query_terms_against_the_body_cache() -> None:
     """One-word notes cost almost nothing in text; the keys of their snippets (a query's terms) are
     what a client makes large, so they count: the cache evicts instead of holding them all."""
-    from notes_store.hit_bodies import HitBodies
+    from notes_store.index.hit_bodies import HitBodies
     bodies = HitBodies(max_chars=200_000)
     rnd = random.Random(5)
     for note in range(50):
@@ -55,7 +55,7 @@ def test_a_snippet_kept_counts_its_query_terms_against_the_body_cache() -> None:
 
 def test_search_filter_parts_are_bounded_by_members(tmp_path, monkeypatch) -> None:
     # Every distinct date span is a set of up to every note's number: 64 of them at 100k notes were ~0.5 GB.
-    from notes_store import whoosh_backend
+    from notes_store.index import whoosh_backend
     monkeypatch.setattr(whoosh_backend, "FILTER_PART_MEMBERS", 100)
     ws = open_workspace(tmp_path / "w")
     try:
@@ -78,7 +78,7 @@ def test_search_filter_parts_are_bounded_by_members(tmp_path, monkeypatch) -> No
 def test_unreadable_files_are_listed_with_short_reasons_and_bounded_lists(tmp_path) -> None:
     """Reasons quote a file's own values: 1,000 files with a 60 KB ``id:`` made note_summary 60 MB and 30 s of
     CPU per call (the helper's attack pass). Reasons are clipped and a summary lists at most 200 files."""
-    from notes_store.document import MAX_LISTED_UNREADABLE, MAX_REASON_CHARS
+    from notes_store.files.front_matter import MAX_LISTED_UNREADABLE, MAX_REASON_CHARS
     root = tmp_path / "w"
     (root / "notes").mkdir(parents=True)
     for k in range(MAX_LISTED_UNREADABLE + 20):

@@ -237,7 +237,7 @@ async def test_structured_results_match_their_output_schemas(tmp_path: Path) -> 
 async def test_search_totals_past_the_bound_say_they_are_a_lower_bound(tmp_path: Path) -> None:
     """A query of common words stops counting at the engine's bound: the result says "at least"."""
     from notes_store import open_workspace
-    from server.mcp_state import WorkspaceHandle
+    from server.state import WorkspaceHandle
 
     opened: list[Any] = []
 
@@ -267,7 +267,7 @@ def test_the_json_size_bound_is_never_below_json_dumps():
     import json
     import random
 
-    from server.tools_notes import _json_bytes_bound
+    from server.tools.notes import _json_bytes_bound
     rng = random.Random(16)
     alphabet = "ab \"\\\n\t\x00\x1f:,e.é数据🚀\u2028\x7f"
     floats = [0.0, 1e-05, 1e-07, 1e16, 1.5e300, 123.4567, -0.0001, 2.5]

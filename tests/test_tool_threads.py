@@ -1,4 +1,4 @@
-"""Sync tools run in worker threads handed the call directly (``tool_kit.in_thread``), through a real client."""
+"""Sync tools run in worker threads handed the call directly (``tools.kit.in_thread``), through a real client."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 import pytest
 from mcp import Client
 
-from server import tool_kit
+from server.tools import kit as tool_kit
 
 pytestmark = pytest.mark.anyio
 

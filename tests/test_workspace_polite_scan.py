@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from notes_store import folder_sync, open_workspace
+from notes_store import open_workspace
+from notes_store.sync import folders as folder_sync
 from notes_store import workspace as workspace_module
 
 

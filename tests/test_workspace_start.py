@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from notes_store import OpenWorkspace, open_workspace
-from notes_store.fsio import TEMP_PREFIX
+from notes_store.files.durable import TEMP_PREFIX
 
 
 def _leave_temp_file(root: Path) -> Path:

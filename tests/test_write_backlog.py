@@ -16,8 +16,8 @@ import anyio
 import pytest
 
 from notes_store import Busy, open_workspace, workspace
-from notes_store.search_backend import IndexEntry
-from notes_store.write_batch import WriteBatch
+from notes_store.index.backend import IndexEntry
+from notes_store.index.write_batch import WriteBatch
 
 KIB = 1024
 
@@ -249,7 +249,7 @@ def test_large_texts_are_analysed_one_at_a_time(monkeypatch: pytest.MonkeyPatch)
     thread the searches share the GIL with: a flood of 6 writers over HTTP gave another client's searches p95
     267-290 ms side by side, 117-150 ms one at a time (``python -m bench.write_flood_http --writers 6``).
     Small texts are not held up by each other."""
-    from notes_store import write_batch
+    from notes_store.index import write_batch
 
     running = 0
     most = 0

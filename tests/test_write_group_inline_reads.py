@@ -21,7 +21,7 @@ from mcp.server.mcpserver import MCPServer
 from notes_store import open_workspace
 from notes_store.workspace import QUICK_MAX_TERMS, WouldBlock
 from server.app import create_server
-from server.tool_kit import READ_ONLY, Limits, Reply, add_tool
+from server.tools.kit import READ_ONLY, Limits, Reply, add_tool
 
 
 @pytest.mark.anyio
@@ -168,7 +168,7 @@ async def test_a_search_waiting_for_a_rebuild_does_not_stop_the_server(tmp_path)
 @pytest.mark.anyio
 async def test_a_long_note_is_read_in_a_worker_thread_a_short_one_on_the_loop(tmp_path, monkeypatch):
     """Cutting a long note to the result's budget tokenizes it (tens of ms a MiB): not on the event loop."""
-    import server.tools_notes as tools_notes
+    import server.tools.notes as tools_notes
 
     threads: list[int] = []
     cut = tools_notes.window_of

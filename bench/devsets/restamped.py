@@ -1,7 +1,7 @@
 """``zh-restamped``: the ``zh-daily`` logs with each turn's "time, place" stamp written another way.
 
 A log's stamp format is the caller's choice; the selection reads stamps from the text alone
-(``context.stamps``), so a format it was not written against must not cost it recall. Each history
+(``context.select.signals.stamps``), so a format it was not written against must not cost it recall. Each history
 keeps its turns, questions and evidence and gets one of ``FORMATS`` (cycled over the set's histories):
 fields named ("时间：…，地点：…。"), a clock in words in brackets, bracketed fields, ISO 8601 with the place
 set off by spaces, and a date run into its clock. Parsed here with a regex for zh-daily's own stamp, not

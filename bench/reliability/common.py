@@ -82,7 +82,7 @@ def server_for(root: str | os.PathLike[str], **workspace_options: Any) -> Iterat
     """``create_server`` over ``root`` with workspace options (e.g. ``max_content_bytes``); closed on exit."""
     from notes_store import open_workspace
     from server.app import create_server
-    from server.mcp_state import WorkspaceHandle
+    from server.state import WorkspaceHandle
     path = Path(root)
     handle = WorkspaceHandle(path, opener=lambda p: open_workspace(p, **workspace_options))
     server = create_server(path, handle=handle)
