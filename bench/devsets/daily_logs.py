@@ -31,9 +31,11 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from functools import partial
+from datetime import datetime
 
-from .model import Conversation, DevSet, Question, Turn
+from .model import Conversation, DevSet, Question
+from .writer import LogWriter, cap, day_times, interleave, question, seeded_set, stamp
 
 __all__ = ["HISTORIES_PER_SEED", "answer_facts", "daily_log_set", "generate_daily_log", "statement_of"]
 
@@ -110,20 +112,14 @@ class Lang:
     yes_no: tuple[str, str]
     cities: list[tuple[str, list[str]]]
     spots: list[str]
-    prefix: Callable[[datetime, str, str, str], str]
+    prefix: str                                     # a writer.stamp template of {city}, {district}, {spot}
     pronoun: dict[str, str]                         # gender -> subject pronoun
     possessive: dict[str, str]                      # gender -> possessive pronoun
     facts: Callable[[str, list[str]], str]          # main, facts -> answer text
 
 
-def _zh_prefix(t: datetime, city: str, district: str, spot: str) -> str:
-    return f"{t.year}年{t.month}月{t.day}日 {t.hour:02d}:{t.minute:02d}，{city}{district}，{spot}："
-
-
-def _en_prefix(t: datetime, city: str, district: str, spot: str) -> str:
-    h = t.hour % 12 or 12
-    return f"{t.strftime('%b')} {t.day}, {t.year}, {h}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}, " \
-           f"{district}, {city}, {spot}: "
+_ZH_PREFIX = "{year}年{month}月{day}日 {hh:02d}:{mm:02d}，{city}{district}，{spot}："
+_EN_PREFIX = "{monthname} {day}, {year}, {h12}:{mm:02d} {ampm}, {district}, {city}, {spot}: "
 
 
 ZH = Lang(
@@ -287,7 +283,7 @@ ZH = Lang(
             ("北京市", ["海淀区", "朝阳区", "东城区"]), ("深圳市", ["南山区", "福田区", "宝安区"])],
     spots=["地铁上", "公司", "家里", "咖啡店", "健身房", "超市", "公园", "餐厅", "办公室", "高铁站", "出租车上", "小区楼下",
            "图书馆", "商场"],
-    prefix=_zh_prefix,
+    prefix=_ZH_PREFIX,
     pronoun={"m": "他", "f": "她"},
     possessive={"m": "他的", "f": "她的"},
     facts=lambda main, fs: f"{main}（{'；'.join(fs)}）",
@@ -490,7 +486,7 @@ EN = Lang(
     spots=["on the bus", "at the office", "at home", "at a coffee shop", "at the gym", "at the grocery store", "in the park",
            "at a restaurant", "at my desk", "at the train station", "in a rideshare", "outside my building", "at the library",
            "at the mall"],
-    prefix=_en_prefix,
+    prefix=_EN_PREFIX,
     pronoun={"m": "he", "f": "she", "": "they"},
     possessive={"m": "his", "f": "her", "": "their"},
     facts=lambda main, fs: f"{main} ({'; '.join(fs)})",
@@ -640,7 +636,7 @@ def _ask(lang: Lang, attr: str, ref: str, rng: random.Random, now: bool = False,
     pool = t.ask_now if now else t.ask
     if cond:
         pool = [q for q in pool if "{ref}'s" not in q] or pool
-    return _cap(rng.choice(pool).format(ref=ref))
+    return cap(rng.choice(pool).format(ref=ref))
 
 
 _AN = re.compile(r"\b([Aa]) (?=[AEIOUaeiou](?!ne))")
@@ -649,10 +645,6 @@ _AN = re.compile(r"\b([Aa]) (?=[AEIOUaeiou](?!ne))")
 def _articles(s: str) -> str:
     """"a" before a vowel sound is "an" ("an architect", "an iPhone", but "a OnePlus")."""
     return _AN.sub(lambda m: m.group(1) + "n ", s)
-
-
-def _cap(s: str) -> str:
-    return s[:1].upper() + s[1:] if s else s
 
 
 def _plan_questions(lang: Lang, persons: list[Person], rng: random.Random) -> list[Plan]:
@@ -751,7 +743,7 @@ def _plan_questions(lang: Lang, persons: list[Person], rng: random.Random) -> li
             persons[k].state(a)
             persons[k].locked.add(a)
             used.add((k, a))
-        plans.append(Plan(_cap(q), [(i, a, 0), (j, a, 0)], answer, "comparison"))
+        plans.append(Plan(cap(q), [(i, a, 0), (j, a, 0)], answer, "comparison"))
         n_cmp += 1
 
     # Conditionals: a group member picked out by another of their facts.
@@ -881,7 +873,7 @@ def _render(lang: Lang, spec: Spec, persons: list[Person], pronoun_ok: bool, rng
     if spec.val is not None:
         t = t.replace("{v}", spec.val.v).replace("{s}", spec.val.short)
     if p.is_self or "{ref}" not in t:
-        return t if zh else _articles(_cap(t))
+        return t if zh else _articles(cap(t))
     r = rng.random()
     if spec.other >= 0:
         t = t.replace("{ref2}", persons[spec.other].ref if rng.random() < 0.6 else persons[spec.other].alts[0])
@@ -892,7 +884,7 @@ def _render(lang: Lang, spec: Spec, persons: list[Person], pronoun_ok: bool, rng
         poss = subj + ("的" if zh else "'s")
     if zh:
         return t.replace("{ref}的", poss).replace("{ref}", subj)
-    return _articles(_cap(t.replace("{ref}'s", poss).replace("{ref}", subj)))
+    return _articles(cap(t.replace("{ref}'s", poss).replace("{ref}", subj)))
 
 
 def _bursts(specs: list[Spec], rng: random.Random) -> list[list[Spec]]:
@@ -905,15 +897,6 @@ def _bursts(specs: list[Spec], rng: random.Random) -> list[list[Spec]]:
     return out
 
 
-def _times(n: int, start: datetime, days: int, rng: random.Random) -> list[datetime]:
-    per_day = [n // days + (1 if d < n % days else 0) for d in range(days)]
-    out: list[datetime] = []
-    for d, m in enumerate(per_day):
-        mins = sorted(rng.sample(range(7 * 60, 23 * 60 + 50), m))
-        out += [start + timedelta(days=d, minutes=x) for x in mins]
-    return out
-
-
 def generate_daily_log(lang: str, seed: int) -> Conversation:
     """One history (about 500-900 turns, about 40 threads over 5-7 days) and its questions."""
     L = LANGS[lang]
@@ -922,21 +905,15 @@ def generate_daily_log(lang: str, seed: int) -> Conversation:
     plans = _plan_questions(L, persons, rng)
     threads = [_thread(L, i, persons, rng) for i in range(len(persons))]
     threads += [_noise_thread(L, rng) for _ in range(40 - len(threads) + rng.randint(0, 3))]
-    queues = [_bursts(t, rng) for t in threads]
-    order: list[list[Spec]] = []
-    while any(queues):
-        queue = rng.choices(queues, weights=[len(x) for x in queues])[0]
-        order.append(queue.pop(0))
+    order = interleave(rng, [_bursts(t, rng) for t in threads])
     n = sum(len(b) for b in order)
     days = rng.randint(5, 7)
     start = datetime(2024, rng.randint(1, 11), rng.randint(1, 20))
-    times = _times(n, start, days, rng)
+    times = day_times(n, start, days, lambda m: rng.sample(range(7 * 60, 23 * 60 + 50), m))
     home_city, districts = rng.choice(L.cities)
     trip = rng.choice([c for c in L.cities if c[0] != home_city])
     trip_day = rng.randrange(days)
-    history: list[Turn] = []
-    by_id: dict[str, str] = {}
-    tag_id: dict[tuple[int, str, int], str] = {}
+    log = LogWriter("d{:04d}", first=1)
     k = 0
     for burst in order:
         city, dists = trip if (times[k] - start).days == trip_day else (home_city, districts)
@@ -944,26 +921,20 @@ def generate_daily_log(lang: str, seed: int) -> Conversation:
         for pos, spec in enumerate(burst):
             prev = burst[pos - 1] if pos else None
             pronoun_ok = prev is not None and prev.person == spec.person
-            text = L.prefix(times[k], city, district, spot) + _render(L, spec, persons, pronoun_ok, rng)
-            tid = f"d{k + 1:04d}"
-            history.append({"role": "user", "content": text, "id": tid, "timestamp": times[k]})
-            by_id[tid] = text
-            if spec.tag is not None:
-                tag_id[spec.tag] = tid
+            text = stamp(L.prefix, times[k], city=city, district=district, spot=spot)
+            log.add(text + _render(L, spec, persons, pronoun_ok, rng), timestamp=times[k],
+                    tags=() if spec.tag is None else (spec.tag,))
             k += 1
     questions: list[Question] = []
     for pl in plans:
-        q: Question = {"question": pl.question, "evidence": [tag_id[t] for t in pl.evidence], "answer": pl.answer,
-                       "category": pl.category}
-        if pl.superseded:
-            q["superseded"] = [tag_id[t] for t in pl.superseded]
+        q = question(pl.question, [log.id_of(t) for t in pl.evidence], pl.answer, pl.category,
+                     [log.id_of(t) for t in pl.superseded])
         for f in answer_facts(q):
-            assert any(f in statement_of(by_id[e]) for e in q["evidence"]), (f, q)
+            assert any(f in statement_of(log.by_id[e]) for e in q["evidence"]), (f, q)
         questions.append(q)
-    return Conversation(history, by_id, questions)
+    return log.conversation(questions)
 
 
 def daily_log_set(lang: str, seeds: Sequence[int], split: str) -> DevSet:
     """``zh-daily`` / ``en-daily``: ``HISTORIES_PER_SEED`` histories per seed."""
-    convs = [generate_daily_log(lang, seed * 100 + k) for seed in seeds for k in range(HISTORIES_PER_SEED)]
-    return DevSet(f"{lang}-daily", split, convs)
+    return seeded_set(f"{lang}-daily", split, seeds, HISTORIES_PER_SEED, partial(generate_daily_log, lang))

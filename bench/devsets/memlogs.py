@@ -23,7 +23,9 @@ import random
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from .model import Conversation, Question, Turn
+
+from .model import Conversation, Question
+from .writer import LogWriter, cap, question, stamp
 
 WAKING_HOURS = 16          # turns fall between 07:00 and 23:00
 MAX_TURNS = 800
@@ -493,10 +495,6 @@ EN = Lang(
 LANGS = {"zh": ZH, "en": EN}
 
 
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
 # ---- the labels a question gets: did its wording share a content word with the evidence? --------
 _EN_STOP = set("a an the is are was be do does did what which who how when where of to in on for and at "
                "my i me it its now these days this that with from by has have as".split())
@@ -565,29 +563,29 @@ def _make_thread(lang: Lang, rng: random.Random, rel: str, name: str, d: Difficu
 
     for f in facts:
         f.state_template = rng.choice(f.attr.state)
-        body.append((_cap(f.state_template.format(who=_who(lang, th, rng, fact=True), v=f.value)), f, "state"))
+        body.append((cap(f.state_template.format(who=_who(lang, th, rng, fact=True), v=f.value)), f, "state"))
         if f.attr.update and rng.random() < d.update_share:
             f.new_value = rng.choice([v for v in f.attr.values if v != f.value])
             f.update_template = rng.choice(f.attr.update)
         for _ in range(rng.choice(d.near_per_fact)):
-            body.append((_cap(rng.choice(f.attr.near).format(who=near_who())), None, "near"))
+            body.append((cap(rng.choice(f.attr.near).format(who=near_who())), None, "near"))
     # Near-miss turns about facts this person does not have: they share a question's words too.
     # Most people come up a few times; some (a close friend, the boss) all the time.
     major = rng.random() < d.major_share
     for a in rng.sample(lang.attrs, k=rng.randint(3, 6) if major else rng.randint(*d.near_other)):
-        body.append((_cap(rng.choice(a.near).format(who=near_who())), None, "near"))
+        body.append((cap(rng.choice(a.near).format(who=near_who())), None, "near"))
     for _ in range(rng.randint(*d.major_fillers) if major else rng.randint(*d.fillers)):
         if rng.random() < 0.15:
             body.append((rng.choice(lang.pronoun_fillers), None, "filler"))
         else:
-            body.append((_cap(rng.choice(lang.fillers).format(who=_who(lang, th, rng))), None, "filler"))
+            body.append((cap(rng.choice(lang.fillers).format(who=_who(lang, th, rng))), None, "filler"))
     rng.shuffle(body)
     # Updates go in after their fact's statement, somewhere later in the thread.
     for f in facts:
         if f.new_value:
             pos = next(i for i, it in enumerate(body) if it[1] is f) + 1
             text = f.update_template.format(who=_who(lang, th, rng, fact=True), v=f.new_value)
-            body.insert(rng.randint(pos, len(body)), (_cap(text), f, "update"))
+            body.insert(rng.randint(pos, len(body)), (cap(text), f, "update"))
     if name and rng.random() < 0.6:
         body.insert(0, (rng.choice(lang.intro).format(rel=rel, name=name), None, "intro"))
     th.items = body
@@ -600,7 +598,7 @@ def _make_self_thread(lang: Lang, rng: random.Random) -> _Thread:
     body: list[tuple[str, _Fact | None, str]] = []
     for f in facts:
         f.state_template = rng.choice(f.attr.state)
-        body.append((_cap(f.state_template.format(v=f.value)), f, "state"))
+        body.append((cap(f.state_template.format(v=f.value)), f, "state"))
         body.extend((rng.choice(f.attr.near), None, "near") for _ in range(rng.randint(1, 2)))
         if f.attr.update and rng.random() < 0.4:
             f.new_value = rng.choice([v for v in f.attr.values if v != f.value])
@@ -609,7 +607,7 @@ def _make_self_thread(lang: Lang, rng: random.Random) -> _Thread:
     for f in facts:
         if f.new_value:
             pos = next(i for i, it in enumerate(body) if it[1] is f) + 1
-            body.insert(rng.randint(pos, len(body)), (_cap(f.update_template.format(v=f.new_value)), f, "update"))
+            body.insert(rng.randint(pos, len(body)), (cap(f.update_template.format(v=f.new_value)), f, "update"))
     th.items = body
     return th
 
@@ -623,7 +621,7 @@ def _add_question_echoes(lang: Lang, rng: random.Random, threads: list[_Thread],
         for _ in range(per_thread):
             a = rng.choice(lang.attrs)
             asks = a.ask + a.ask_now
-            ask = _cap(rng.choice(asks).format(who=_ask_who(lang, th)))
+            ask = cap(rng.choice(asks).format(who=_ask_who(lang, th)))
             th.items.insert(rng.randint(0, len(th.items)), (rng.choice(lang.echo).format(ask=ask), None, "near"))
 
 
@@ -631,7 +629,11 @@ def _times(rng: random.Random, n: int, start: datetime, days: int) -> list[datet
     """``n`` sorted times in a window of the log (a burst of hours or spread over days), waking hours."""
     total = days * WAKING_HOURS * 60
     width = rng.choice((total, total, total // 2, WAKING_HOURS * 60 // 2, 180))
-    lo = rng.uniform(0, total - width)
+    return _waking_times(rng, n, start, rng.uniform(0, total - width), width)
+
+
+def _waking_times(rng: random.Random, n: int, start: datetime, lo: float, width: float) -> list[datetime]:
+    """``n`` sorted times drawn in waking minutes ``lo``..``lo + width`` counted from ``start``'s 07:00."""
     out = []
     for m in sorted(rng.uniform(lo, lo + width) for _ in range(n)):
         day, minute = divmod(int(m), WAKING_HOURS * 60)
@@ -685,25 +687,18 @@ def generate_memlog(lang_code: str, seed: int, *, with_timestamps: bool = False,
         events.extend((when, t, i) for i, when in enumerate(_times(rng, len(th.items), start, days)))
     total_items = len(events)
     chat = [rng.choice(lang.chitchat) for _ in range(total_items // 8)]
-    events.extend((when, -1, i) for i, when in enumerate(_times_spread(rng, len(chat), start, days)))
+    events.extend((when, -1, i) for i, when in enumerate(_waking_times(rng, len(chat), start, 0, days * WAKING_HOURS * 60)))
     events.sort(key=lambda e: (e[0], e[1], e[2]))
 
-    history: list[Turn] = []
-    by_id: dict[str, str] = {}
+    log = LogWriter("M{}")
     home = rng.randrange(len(lang.cities))
     for k, (when, t, i) in enumerate(events):
         text = chat[i] if t < 0 else threads[t].items[i][0]
         # The user is in the home city, now and then somewhere else for a day.
         city, districts = lang.cities[home if rng.random() < 0.9 else rng.randrange(len(lang.cities))]
-        prefix = lang.prefix.format(year=when.year, month=when.month, day=when.day, monthname=f"{when:%b}",
-                                    weekday=lang.weekdays[when.weekday()], hh=when.hour, mm=when.minute,
-                                    place=rng.choice(lang.places), city=city, district=rng.choice(districts))
-        content = prefix + text
-        turn: Turn = {"role": "user", "content": content, "id": f"M{k}"}
-        if with_timestamps:
-            turn["timestamp"] = when.isoformat()
-        history.append(turn)
-        by_id[f"M{k}"] = content
+        prefix = stamp(lang.prefix, when, lang.weekdays, place=rng.choice(lang.places), city=city,
+                       district=rng.choice(districts))
+        log.add(prefix + text, timestamp=when.isoformat() if with_timestamps else None)
         if t >= 0:
             _, fact, role = threads[t].items[i]
             if fact is not None:
@@ -711,31 +706,19 @@ def generate_memlog(lang_code: str, seed: int, *, with_timestamps: bool = False,
                     fact.turn = k
                 else:
                     fact.current = k
-    questions = _questions(lang, rng, threads)
-    return Conversation(history, by_id, questions)
+    return log.conversation(_questions(lang, rng, threads))
 
 
-def _times_spread(rng: random.Random, n: int, start: datetime, days: int) -> list[datetime]:
-    total = days * WAKING_HOURS * 60
-    out = []
-    for m in sorted(rng.uniform(0, total) for _ in range(n)):
-        day, minute = divmod(int(m), WAKING_HOURS * 60)
-        out.append(start + timedelta(days=day, hours=7, minutes=minute))
-    return out
-
-
-def _q(question: str, evidence: list[int], answer: str, category: str) -> Question:
-    return {"question": _cap(question), "evidence": [f"M{k}" for k in evidence], "answer": answer,
-            "category": category}
+def _q(text: str, evidence: list[int], answer: str, category: str, superseded: list[int] | None = None) -> Question:
+    return question(cap(text), [f"M{k}" for k in evidence], answer, category,
+                    [f"M{k}" for k in superseded] if superseded else None)
 
 
 def _simple(lang: Lang, rng: random.Random, th: _Thread, f: _Fact) -> Question:
     who = _ask_who(lang, th)
     if f.new_value:
         tmpl = rng.choice(f.attr.ask_now)
-        q = _q(tmpl.format(who=who), [f.current], f.new_value, "update")
-        q["superseded"] = [f"M{f.turn}"]
-        return q
+        return _q(tmpl.format(who=who), [f.current], f.new_value, "update", [f.turn])
     tmpl = rng.choice(f.attr.ask)
     worded = _content_units(tmpl) & _content_units(f.state_template)
     return _q(tmpl.format(who=who), [f.turn], f.value, "direct" if worded else "paraphrase")

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TypedDict
 
-from .model import Conversation, Question, Turn
+from .model import Conversation, Question
+from .writer import LogWriter, cap, question, stamp
 
 THREADS = 40
 DAYS = 4
@@ -87,7 +88,7 @@ ZH: Spec = {
                "{who}在找新的爱好。|{who}说想回老家看看。|{who}给我推荐了一家餐厅。|{who}的宠物生病了。",
     "pronoun_fillers": "他说那边天气很冷。|她刚发来一张照片。|他最近在减肥。|她说周末要加班。|他问我借了一本书。",
     "who": ["我{rel}", "我{rel}{name}"],
-    "prefix": "{month}月{day}日 {hh:02d}:{mm:02d} 在{place}：",
+    "prefix": "{month}月{day}日 {hh:02d}:{mm:02d} 在{place}：",   # a writer.stamp template
 }
 
 EN: Spec = {
@@ -140,10 +141,6 @@ EN: Spec = {
 LANGS: dict[str, Spec] = {"zh": ZH, "en": EN}
 
 
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
 def generate_log(lang: str, seed: int, *, with_timestamps: bool = False,
                  threads: int = THREADS, questions: int = QUESTIONS) -> Conversation:
     """One history of ``threads`` interleaved threads and up to ``questions`` questions."""
@@ -179,12 +176,12 @@ def generate_log(lang: str, seed: int, *, with_timestamps: bool = False,
         for k in kinds:
             fact = facts[k]
             v = rng.choice(fact.values)
-            items.append((_cap(rng.choice(fact.statements).format(who=who, v=v)), (who, v, fact)))
+            items.append((cap(rng.choice(fact.statements).format(who=who, v=v)), (who, v, fact)))
         for _ in range(rng.randint(8, 14)):
             if rng.random() < 0.25:
                 items.append((rng.choice(spec["pronoun_fillers"].split("|")), None))
             else:
-                items.append((_cap(rng.choice(spec["fillers"].split("|")).format(who=who)), None))
+                items.append((cap(rng.choice(spec["fillers"].split("|")).format(who=who)), None))
         rng.shuffle(items)
         times = sorted(start + timedelta(seconds=rng.uniform(0, span.total_seconds())) for _ in items)
         for when, (text, fact_of) in zip(times, items):
@@ -193,21 +190,13 @@ def generate_log(lang: str, seed: int, *, with_timestamps: bool = False,
                 when = when.replace(hour=7 + when.hour % 7)
             events.append((when, t, text, fact_of))
     events.sort(key=lambda e: e[0])
-    history: list[Turn] = []
-    by_id: dict[str, str] = {}
+    log = LogWriter("T{}")
     for i, (when, t, text, fact_of) in enumerate(events):
-        prefix = spec["prefix"].format(month=when.month, day=when.day, monthname=f"{when:%b}",
-                                       hh=when.hour, mm=when.minute, place=rng.choice(places))
-        content = prefix + text
-        tid = f"T{i}"
-        turn = {"role": "user", "content": content, "id": tid}
-        if with_timestamps:
-            turn["timestamp"] = when.isoformat()
-        history.append(turn)
-        by_id[tid] = content
+        log.add(stamp(spec["prefix"], when, place=rng.choice(places)) + text,
+                timestamp=when.isoformat() if with_timestamps else None)
         if fact_of is not None:
             who, v, fact = fact_of
-            question_pool.append((t, i, _cap(rng.choice(fact.questions).format(who=who)), v))
+            question_pool.append((t, i, cap(rng.choice(fact.questions).format(who=who)), v))
     # One question per thread at most, asked at the end of the log.
     rng.shuffle(question_pool)
     asked: set[int] = set()
@@ -216,10 +205,10 @@ def generate_log(lang: str, seed: int, *, with_timestamps: bool = False,
         if t in asked:
             continue
         asked.add(t)
-        out.append({"question": q, "evidence": [f"T{i}"], "answer": v, "category": 0})
+        out.append(question(q, [f"T{i}"], v, 0))
         if len(out) >= questions:
             break
-    return Conversation(history, by_id, out)
+    return log.conversation(out)
 
 
 if __name__ == "__main__":
