@@ -59,6 +59,7 @@ from .restamped import restamped_set
 from .memlogs import HARD, Difficulty, generate_memlog
 from .model import Conversation, DevSet, Question, Turn
 from .statement_logs import generate_log
+from .writer import interleave, seeded_set
 
 __all__ = ["Conversation", "DevSet", "Question", "Turn", "DEFAULT_LOCOMO", "DEV_SEEDS", "HELD_OUT_SEEDS",
            "SET_NAMES", "WRITTEN", "all_sets", "daily_log_set", "dialogue_set", "diary_log_set", "hard_memlog_set", "interleave_sessions",
@@ -113,17 +114,11 @@ def interleave_sessions(conv: Conversation, seed: int, group: int = 3) -> Conver
     order = sorted(by_session)
     history: list[Turn] = []
     for g in range(0, len(order), group):
-        queues = [list(by_session[s]) for s in order[g:g + group]]
+        queues = [by_session[s] for s in order[g:g + group]]
         start = queues[0][0]["timestamp"]
-        k = 0
-        while any(queues):
-            # Pick a session with probability proportional to what it has left: a fair merge.
-            weights = [len(q) for q in queues]
-            q = rng.choices(queues, weights=weights)[0]
-            t = q.pop(0)
+        for k, t in enumerate(interleave(rng, queues)):
             history.append({key: v for key, v in t.items() if key != "session"}
                            | {"timestamp": start + timedelta(minutes=k)})
-            k += 1
     return Conversation(history, dict(conv.by_id), [Question(**q) for q in conv.questions])
 
 
@@ -143,18 +138,17 @@ DIALOGUES_PER_SEED = 3      # en-dialogue
 
 def statement_log_set(lang: str, seeds: tuple[int, ...], split: str) -> DevSet:
     """``zh-log`` / ``en-log``: the first, easy generated logs (kept so figures stay comparable)."""
-    convs = [generate_log(lang, seed * 100 + k, with_timestamps=bool(k % 2))
-             for seed in seeds for k in range(HISTORIES_PER_SEED)]
-    return DevSet(f"{lang}-log", split, convs)
+    # A history seed is seed * 100 + k: odd k (odd history seeds) carry timestamps.
+    return seeded_set(f"{lang}-log", split, seeds, HISTORIES_PER_SEED,
+                      lambda s: generate_log(lang, s, with_timestamps=bool(s % 2)))
 
 
 def memlog_set(lang: str, seeds: tuple[int, ...], split: str, hard: bool = False) -> DevSet:
     """``zh-memlog`` / ``en-memlog``: the harder logs, ``MEMLOGS_PER_SEED`` histories per seed;
     ``hard``: ``zh-memlog-hard`` / ``en-memlog-hard`` (``memlogs.HARD``)."""
     d = HARD if hard else Difficulty()
-    convs = [generate_memlog(lang, seed * 100 + k, with_timestamps=bool(k % 2), difficulty=d)
-             for seed in seeds for k in range(MEMLOGS_PER_SEED)]
-    return DevSet(f"{lang}-memlog" + ("-hard" if hard else ""), split, convs)
+    return seeded_set(f"{lang}-memlog" + ("-hard" if hard else ""), split, seeds, MEMLOGS_PER_SEED,
+                      lambda s: generate_memlog(lang, s, with_timestamps=bool(s % 2), difficulty=d))
 
 
 def hard_memlog_set(lang: str, seeds: tuple[int, ...], split: str) -> DevSet:
@@ -208,8 +202,7 @@ def written_log_set(split: str) -> DevSet:
 
 def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
     """``en-dialogue``: generated two-speaker multi-session conversations, ``DIALOGUES_PER_SEED`` per seed."""
-    return DevSet("en-dialogue", split, [generate_dialogue(seed * 100 + k)
-                                         for seed in seeds for k in range(DIALOGUES_PER_SEED)])
+    return seeded_set("en-dialogue", split, seeds, DIALOGUES_PER_SEED, generate_dialogue)
 
 
 SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "en-reunion", "en-written", "en-written-2", "zh-log", "en-log", "zh-memlog",

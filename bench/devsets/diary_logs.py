@@ -38,9 +38,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from .model import Conversation, DevSet, Question, Turn
+from .model import Conversation, DevSet, Question
+from .writer import LogWriter, day_times, interleave, question, seeded_set, stamp
 
 __all__ = ["CATEGORIES", "HISTORIES_PER_SEED", "diary_log_set", "generate_diary_log", "statement_of"]
 
@@ -717,12 +718,7 @@ def _trim(rng: random.Random, threads: list[_Thread], most: int) -> None:
 def _times(rng: random.Random, n: int) -> list[datetime]:
     days = rng.randint(3, 5)
     start = datetime(2024, rng.randint(3, 11), rng.randint(1, 25))
-    per_day = [n // days + (1 if d < n % days else 0) for d in range(days)]
-    out: list[datetime] = []
-    for d, k in enumerate(per_day):
-        mins = sorted(rng.randint(6 * 60 + 30, 23 * 60 + 50) for _ in range(k))
-        out += [start + timedelta(days=d, minutes=m) for m in mins]
-    return out
+    return day_times(n, start, days, lambda k: [rng.randint(6 * 60 + 30, 23 * 60 + 50) for _ in range(k)])
 
 
 def _place(rng: random.Random, t: datetime) -> str:
@@ -737,25 +733,13 @@ def _place(rng: random.Random, t: datetime) -> str:
     return rng.choice(PLACES[slot])
 
 
-def _prefix(t: datetime, area: str, place: str) -> str:
-    return f"【{t.year}年{t.month}月{t.day}日 周{_WEEKDAYS[t.weekday()]} {t:%H:%M} · {area} · {place}】"
+_PREFIX = "【{year}年{month}月{day}日 周{weekday} {hh:02d}:{mm:02d} · {area} · {place}】"   # a writer.stamp template
 
 
 def _interleave(rng: random.Random, threads: list[_Thread], generic: list[_Line]) -> list[_Line]:
-    """Merge threads keeping each one's order; a thread is picked in proportion to what it has left,
-    and now and then the user keeps talking about the same thing for a turn or two."""
-    queues = [list(t.lines) for t in threads] + [[g] for g in generic]
-    out: list[_Line] = []
-    last = -1
-    while any(queues):
-        if last >= 0 and queues[last] and rng.random() < 0.15:
-            i = last
-        else:
-            live = [i for i, q in enumerate(queues) if q]
-            i = rng.choices(live, weights=[len(queues[j]) for j in live])[0]
-        out.append(queues[i].pop(0))
-        last = i
-    return out
+    """Merge threads keeping each one's order (a fair merge), and now and then the user keeps talking
+    about the same thing for a turn or two."""
+    return interleave(rng, [t.lines for t in threads] + [[g] for g in generic], stay=0.15)
 
 
 def generate_diary_log(seed: int) -> Conversation:
@@ -781,26 +765,20 @@ def generate_diary_log(seed: int) -> Conversation:
     lines = _interleave(rng, threads, generic)
     times = _times(rng, len(lines))
     areas = rng.sample(AREAS, 4)   # home, work, and elsewhere
-    history: list[Turn] = []
-    by_id: dict[str, str] = {}
-    key_id: dict[str, str] = {}
-    for i, (ln, t) in enumerate(zip(lines, times)):
-        tid = f"t{i + 1:04d}"
+    log = LogWriter("t{:04d}", first=1)
+    for ln, t in zip(lines, times):
         place = _place(rng, t)
-        content = _prefix(t, areas[0] if place in HOME_PLACES else areas[1] if place in WORK_PLACES
-                          else rng.choice(areas), place) + ln.text
-        history.append({"role": "user", "content": content, "id": tid})
-        by_id[tid] = content
-        if ln.key:
-            key_id[ln.key] = tid
-    conv = Conversation(history=history, by_id=by_id)
-    conv.questions = _questions(rng, people, facts, matter_facts, key_id, lines)
+        area = areas[0] if place in HOME_PLACES else areas[1] if place in WORK_PLACES else rng.choice(areas)
+        log.add(stamp(_PREFIX, t, _WEEKDAYS, area=area, place=place) + ln.text, tags=(ln.key,) if ln.key else ())
+    conv = log.conversation()
+    conv.questions = _questions(rng, people, facts, matter_facts, log, lines)
     _check(conv)
     return conv
 
 
 def _questions(rng: random.Random, people: list[Person], facts: dict[str, dict[str, object]],
-               matter_facts: dict[str, dict[str, str]], key_id: dict[str, str], lines: list[_Line]) -> list[Question]:
+               matter_facts: dict[str, dict[str, str]], log: LogWriter, lines: list[_Line]) -> list[Question]:
+    key_id = log.id_of
     qs: list[Question] = []
     text_of = {ln.key: ln.text for ln in lines if ln.key}
     by_person: dict[int, list[str]] = {}
@@ -817,17 +795,17 @@ def _questions(rng: random.Random, people: list[Person], facts: dict[str, dict[s
             kind = str(info["kind"])
             spec = KINDS[kind]
             named = bool(info["named"])
-            ev = [key_id[key]]
-            extra: dict[str, list[str]] = {}
+            ev = [key_id(key)]
+            superseded: list[str] = []
             if "new" in info:
                 cat, answer = "update", str(info["new"])
-                ev = [key_id[key + ".change"]]
-                extra["superseded"] = [key_id[key]]
+                ev = [key_id(key + ".change")]
+                superseded = [key_id(key)]
                 tmpl = rng.choice(spec.now_asks)
                 ask_named = _ask_named(rng, person, text_of[key + ".change"])
             elif "again" in info and rng.random() < 0.6:
                 cat, answer = "restated", str(info["value"])
-                ev.append(key_id[key + ".again"])
+                ev.append(key_id(key + ".again"))
                 tmpl = rng.choice(spec.asks)
                 ask_named = named if person.nick else False
             else:
@@ -838,12 +816,8 @@ def _questions(rng: random.Random, people: list[Person], facts: dict[str, dict[s
                 if person.nick and rng.random() < 0.5:   # ask the other way round: needs the introduction
                     ask_named = not named
                     cat = "alias"
-                    ev.append(key_id[f"p{idx}.intro"])
-            q: Question = {"question": tmpl.format(p=person.ask_form(rng, ask_named)), "evidence": ev,
-                           "answer": answer, "category": cat}
-            if "superseded" in extra:
-                q["superseded"] = extra["superseded"]
-            qs.append(q)
+                    ev.append(key_id(f"p{idx}.intro"))
+            qs.append(question(tmpl.format(p=person.ask_form(rng, ask_named)), ev, answer, cat, superseded))
     # Two facts of one person in one question.
     for idx in rng.sample(range(len(people)), min(len(people), rng.randint(3, 5))):
         person = people[idx]
@@ -856,8 +830,7 @@ def _questions(rng: random.Random, people: list[Person], facts: dict[str, dict[s
             continue  # one of the two would need the introduction as well; keep pairs at two turns
         q1 = rng.choice(KINDS[str(facts[k1]["kind"])].asks).format(p=person.ask_form(rng, named))
         q2 = rng.choice(KINDS[str(facts[k2]["kind"])].asks).format(p=person.ta)
-        qs.append({"question": q1 + q2, "evidence": [key_id[k1], key_id[k2]],
-                   "answer": f"{facts[k1]['value']}；{facts[k2]['value']}", "category": "pair"})
+        qs.append(question(q1 + q2, [key_id(k1), key_id(k2)], f"{facts[k1]['value']}；{facts[k2]['value']}", "pair"))
     # One kind of fact about two people.
     pairs_made = 0
     for kind in rng.sample(KIND_NAMES, len(KIND_NAMES)):
@@ -872,16 +845,15 @@ def _questions(rng: random.Random, people: list[Person], facts: dict[str, dict[s
             continue
         qa = a.ask_form(rng, bool(facts[k1]["named"]))
         qb = b.ask_form(rng, bool(facts[k2]["named"]))
-        qs.append({"question": rng.choice(spec.both).format(a=qa, b=qb.removeprefix("我")),
-                   "evidence": [key_id[k1], key_id[k2]],
-                   "answer": f"{facts[k1]['value']}；{facts[k2]['value']}", "category": "pair"})
+        qs.append(question(rng.choice(spec.both).format(a=qa, b=qb.removeprefix("我")), [key_id(k1), key_id(k2)],
+                           f"{facts[k1]['value']}；{facts[k2]['value']}", "pair"))
         pairs_made += 1
     # The user's own matters.
     for name, got in matter_facts.items():
         for fk in rng.sample(sorted(got), 1 if rng.random() < 0.75 else 2):
             subject = got[next(iter(MATTERS[name].facts))]
-            qs.append({"question": rng.choice(MATTERS[name].facts[fk].asks).format(s=subject),
-                       "evidence": [key_id[f"u.{name}.{fk}"]], "answer": got[fk], "category": "own"})
+            qs.append(question(rng.choice(MATTERS[name].facts[fk].asks).format(s=subject), [key_id(f"u.{name}.{fk}")],
+                               got[fk], "own"))
     rng.shuffle(qs)
     return qs
 
@@ -905,5 +877,4 @@ def _check(conv: Conversation) -> None:
 
 def diary_log_set(seeds: list[int] | tuple[int, ...], split: str) -> DevSet:
     """``HISTORIES_PER_SEED`` diary logs per seed, named "zh-diary"."""
-    convs = [generate_diary_log(s * 100 + k) for s in seeds for k in range(HISTORIES_PER_SEED)]
-    return DevSet("zh-diary", split, convs)
+    return seeded_set("zh-diary", split, seeds, HISTORIES_PER_SEED, generate_diary_log)

@@ -37,7 +37,8 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from .model import Conversation, DevSet, Question, Turn
+from .model import Conversation, DevSet, Question
+from .writer import LogWriter, question, seeded_set, stamp
 
 # Knobs, calibrated so plain BM25 over the turns lands near its recall on real logs of this kind
 # (about 0.61 at 1,000 tokens and 0.73 at 2,000), by paraphrase and near-misses, not by noise alone.
@@ -431,9 +432,11 @@ PLACES = {"morning": ("家里", "地铁上", "公交车上", "小区楼下", "�
           "evening": ("地铁上", "超市", "健身房", "餐厅", "商场", "回家路上", "公园"),
           "night": ("家里", "卧室", "阳台", "沙发上"),
           "weekend": ("家里", "商场", "公园", "咖啡店", "电影院", "菜市场", "朋友家", "高铁上", "健身房")}
-STYLES = ("{Y}-{mo:02d}-{d:02d} {wd} {H:02d}:{M:02d} 在{pl}：{t}", "[{mo}月{d}日 {wd} {H:02d}:{M:02d}｜{pl}] {t}",
-          "{mo}/{d}（{wd}）{H:02d}:{M:02d} @{pl} {t}", "（{Y}.{mo:02d}.{d:02d} {wd} {H:02d}:{M:02d}，{pl}）{t}",
-          "{Y}年{mo}月{d}日 {wd} {H:02d}:{M:02d}，在{pl}。{t}")
+STYLES = ("{year}-{month:02d}-{day:02d} {weekday} {hh:02d}:{mm:02d} 在{place}：{text}",    # writer.stamp templates
+          "[{month}月{day}日 {weekday} {hh:02d}:{mm:02d}｜{place}] {text}",
+          "{month}/{day}（{weekday}）{hh:02d}:{mm:02d} @{place} {text}",
+          "（{year}.{month:02d}.{day:02d} {weekday} {hh:02d}:{mm:02d}，{place}）{text}",
+          "{year}年{month}月{day}日 {weekday} {hh:02d}:{mm:02d}，在{place}。{text}")
 WEEKDAYS = ("周一", "周二", "周三", "周四", "周五", "周六", "周日")
 REMARKS = ("我也是最近才知道", "说起来还挺巧", "上次聊天时提到的", "之前听人说过", "这个我记得很清楚",
            "当时还跟我聊了好久", "记一下免得忘了", "我一直以为不是呢", "我差点忘了", "跟我想的不太一样")
@@ -637,40 +640,30 @@ def generate_life_log(seed: int) -> Conversation:
     clock = _clock(rng, len(order))
     style = rng.choice(STYLES)
     with_ts = (seed + seed // 100) % 2 == 0   # alternates, so about half of a set's histories carry one
-    history: list[Turn] = []
-    by_id: dict[str, str] = {}
-    tag_id: dict[str, str] = {}
-    for i, ((text, tag), (ts, pl)) in enumerate(zip(order, clock)):
-        tid = f"zl{seed}-{i:04d}"
+    log = LogWriter(f"zl{seed}-{{:04d}}")
+    by_id = log.by_id
+    for (text, tag), (ts, pl) in zip(order, clock):
         if rng.random() < CHATTY[0]:
             text = rng.choice(OPENERS) + text
         if tag and rng.random() < REMARK_SHARE:
             text = text[:-1] + "，" + rng.choice(REMARKS) + "。"
-        content = style.format(Y=ts.year, mo=ts.month, d=ts.day, wd=WEEKDAYS[ts.weekday()], H=ts.hour,
-                               M=ts.minute, pl=pl, t=text)
-        turn: Turn = {"role": "user", "content": content, "id": tid}
-        if with_ts:
-            turn["timestamp"] = ts
-        history.append(turn)
-        by_id[tid] = content
-        if tag:
-            tag_id[tag] = tid
+        log.add(stamp(style, ts, WEEKDAYS, place=pl, text=text), timestamp=ts if with_ts else None,
+                tags=(tag,) if tag else ())
     pid = {id(p): i for i, p in enumerate(people)}
 
     def ev(p: Person, a: str) -> str:
-        return tag_id[f"p{pid[id(p)]}/{a}"]
+        return log.id_of(f"p{pid[id(p)]}/{a}")
 
     questions: list[Question] = []
     taken: set[int] = set()
     for c in counts:
         names = "、".join(next(r for r in (p.short, p.alias) if r and r in by_id[ev(p, c.attr)]) for p in c.members)
-        questions.append({"question": c.question, "evidence": [ev(p, c.attr) for p in c.members],
-                          "answer": f"{len(c.members)}个：{names}", "category": "counting"})
+        questions.append(question(c.question, [ev(p, c.attr) for p in c.members], f"{len(c.members)}个：{names}",
+                                  "counting"))
     for p, a in updates:
         taken.add(id(p))
-        questions.append({"question": _ask(rng, p, a, now=True), "evidence": [ev(p, a)],
-                          "answer": _answer(a, p.facts[a]), "category": "update",
-                          "superseded": [tag_id[f"p{pid[id(p)]}/{a}/old"]]})
+        questions.append(question(_ask(rng, p, a, now=True), [ev(p, a)], _answer(a, p.facts[a]), "update",
+                                  [log.id_of(f"p{pid[id(p)]}/{a}/old")]))
     free = [p for p in rng.sample(people, len(people)) if id(p) not in taken]
     # multi-hop: a person of a shared kind picked by a fact no other of that kind has (or had)
     n_hop = rng.randint(*N_HOP)
@@ -689,8 +682,8 @@ def generate_life_log(seed: int) -> Conversation:
         ta = rng.choice([a for a in targets if a != ka])
         desc = rng.choice(ATTRS[ka].desc).format(a=_answer(ka, p.facts[ka]))
         who = rng.choice(("我那个", "那个", "我那位")) + desc + p.kind
-        questions.append({"question": rng.choice(ATTRS[ta].asks).format(p=who), "evidence": [ev(p, ka), ev(p, ta)],
-                          "answer": _answer(ta, p.facts[ta]), "category": "multi_hop"})
+        questions.append(question(rng.choice(ATTRS[ta].asks).format(p=who), [ev(p, ka), ev(p, ta)],
+                                  _answer(ta, p.facts[ta]), "multi_hop"))
         free.remove(p)
         n_hop -= 1
     # comparison of two people's ages or heights
@@ -715,13 +708,13 @@ def generate_life_log(seed: int) -> Conversation:
             singles.append((_ask(rng, p, a), ev(p, a), _answer(a, p.facts[a])))
     for th in things:
         f = rng.choice(th.facts)
-        singles.append((rng.choice(f.asks), tag_id[f.tag], f.answer))
+        singles.append((rng.choice(f.asks), log.id_of(f.tag), f.answer))
     for k, (q, e, ans) in enumerate(rng.sample(singles, len(singles))):
         cat = "distractor" if k < len(singles) * DISTRACT_SHARE else "simple"
         if cat == "distractor":
             pre, post = rng.choice(FILLERS)
             q = pre.format(pl=rng.choice(PLACES["evening"]), w=rng.choice(WEATHER)) + q + post
-        questions.append({"question": q, "evidence": [e], "answer": ans, "category": cat})
+        questions.append(question(q, [e], ans, cat))
     for qq in questions:   # the way people ask: "对了，…" / "你还记得…吗？"
         if qq["category"] != "distractor" and rng.random() < CHATTY[1]:
             if rng.random() < 0.35:
@@ -736,9 +729,9 @@ def generate_life_log(seed: int) -> Conversation:
         else:
             said = "".join(by_id[e] for e in qq["evidence"])
             assert all(n in said for n in qq["answer"].split("：")[1].split("、")), qq
-    return Conversation(history=history, by_id=by_id, questions=questions)
+    return log.conversation(questions)
 
 
 def life_log_set(seeds: tuple[int, ...], split: str) -> DevSet:
     """Three histories per seed (``seed * 100 + k``, k = 0..2)."""
-    return DevSet("zh-lifelog", split, [generate_life_log(s * 100 + k) for s in seeds for k in range(3)])
+    return seeded_set("zh-lifelog", split, seeds, 3, generate_life_log)
