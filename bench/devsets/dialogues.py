@@ -20,10 +20,12 @@ Run ``python -m bench.devsets dialogue 1`` to print one conversation with its qu
 from __future__ import annotations
 
 import random
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from .model import Conversation, Question, Turn
+from .model import Conversation, Question
+from .writer import ChatWriter, cap, question
 
 
 @dataclass(frozen=True)
@@ -306,8 +308,7 @@ SPEAKERS = ("Mara", "Jonah", "Priya", "Tobias", "Alice", "Kenji", "Rosa", "Dmitr
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
-    text = template.format(**values)
-    return text[:1].upper() + text[1:]
+    return cap(template.format(**values))
 
 
 def _padded(rng: random.Random, text: str, p: float) -> str:
@@ -390,7 +391,7 @@ def _category(ids: list[str]) -> str:
     return "q-and-reply" if len(ids) == 2 and turns[1] - turns[0] == 1 else "same-session"
 
 
-def _questions(plots: list[_Plot], placed: dict[tuple[int, int], list[str]]) -> list[Question]:
+def _questions(plots: list[_Plot], placed: Mapping[Hashable, list[str]]) -> list[Question]:
     out: list[Question] = []
     for p, plot in enumerate(plots):
         for beat, choice in enumerate(plot.variants):
@@ -399,8 +400,8 @@ def _questions(plots: list[_Plot], placed: dict[tuple[int, int], list[str]]) -> 
                 if any(rb != beat and plot.variants[rb] != 0 for rb, _ in refs):
                     continue
                 ids = [placed[(p, rb)][line] for rb, line in refs]
-                out.append({"question": _fill(template, plot.values | {"S": plot.owner}), "evidence": ids,
-                            "answer": answer.format(**plot.values), "category": _category(ids)})
+                out.append(question(_fill(template, plot.values | {"S": plot.owner}), ids,
+                                    answer.format(**plot.values), _category(ids)))
     return out
 
 
@@ -410,20 +411,14 @@ def generate_dialogue(seed: int) -> Conversation:
     a, b = rng.sample(SPEAKERS, 2)
     n_sessions = rng.randint(18, 26)
     plots = _plan(rng, a, b, n_sessions)
-    history: list[Turn] = []
-    by_id: dict[str, str] = {}
-    placed: dict[tuple[int, int], list[str]] = {}     # (plot, beat) -> the ids of that beat's lines
+    chat = ChatWriter()     # tags: (plot, beat) -> the ids of that beat's lines
     when = datetime(2023, rng.randint(1, 6), rng.randint(1, 28), rng.randint(9, 20), rng.choice((0, 15, 30, 45)))
     for s in range(n_sessions):
-        for n, (speaker, text, ref) in enumerate(_session(rng, s, a, b, plots), start=1):
-            tid = f"D{s + 1}:{n}"
+        chat.start_session(when)
+        for speaker, text, ref in _session(rng, s, a, b, plots):
             # Storyline turns stay short half the time (a bare "Yes! 58 minutes." must lean on the
             # turn before it); everything else chats on.
-            content = f"{speaker}: {_padded(rng, text, 0.5 if ref else 0.85)}"
-            history.append({"role": "user" if speaker == a else "assistant", "content": content,
-                            "timestamp": when, "id": tid})
-            by_id[tid] = content
-            if ref is not None:
-                placed.setdefault(ref, []).append(tid)
+            chat.say(speaker, "user" if speaker == a else "assistant", _padded(rng, text, 0.5 if ref else 0.85),
+                     tags=(ref,) if ref is not None else ())
         when += timedelta(days=rng.randint(3, 21), hours=rng.randint(-3, 3))
-    return Conversation(history, by_id, _questions(plots, placed))
+    return chat.conversation(_questions(plots, chat.tagged))

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TypeVar
 
-from .model import Conversation, DevSet, Question, Turn
+from .model import Conversation, DevSet, Question
+from .writer import ChatWriter, question, seeded_set
 
 __all__ = ["CONVERSATIONS_PER_SEED", "generate_long_chat", "long_chat_set", "validate"]
 
@@ -738,9 +739,7 @@ def generate_long_chat(seed: int) -> Conversation:
     for sp, st, sess in stories:
         for beat, i in zip(st.beats, sess):
             per_session[i].append([Line(ln.who if sp == 0 else 1 - ln.who, ln.text, ln.keys) for ln in beat])
-    history: list[Turn] = []
-    by_id: dict[str, str] = {}
-    key_ids: dict[str, list[str]] = {}
+    chat = ChatWriter()
     for i in range(n_sessions):
         blocks = per_session[i]
         rng.shuffle(blocks)
@@ -762,25 +761,20 @@ def generate_long_chat(seed: int) -> Conversation:
             if len(ln.text) < 140 and not ln.text.endswith("?") and rng.random() < 0.85:
                 extra = rng.sample(ELAB, 2 if rng.random() < 0.45 else 1)
                 ln.text = " ".join([ln.text, *extra])
-        for j, ln in enumerate(turns, start=1):
-            tid = f"D{i + 1}:{j}"
-            content = f"{names[ln.who]}: {ln.text}"
-            history.append({"role": "user" if ln.who == 0 else "assistant", "content": content,
-                            "timestamp": dates[i], "id": tid})
-            by_id[tid] = content
-            for key in ln.keys:
-                key_ids.setdefault(key, []).append(tid)
+        chat.start_session(dates[i])
+        for ln in turns:
+            chat.say(names[ln.who], "user" if ln.who == 0 else "assistant", ln.text, tags=ln.keys)
     questions: list[Question] = []
     pending: list[PendingQ] = [q for _, st, _ in stories for q in st.questions]
     pending += _cross_questions(rng, stories, names)
     for pq in pending:
-        ev = sorted({tid for key in pq.keys for tid in key_ids[key]}, key=_order)
-        questions.append({"question": pq.question, "evidence": ev, "answer": pq.answer, "category": pq.category})
-        text = " ".join(by_id[e].split(": ", 1)[1] for e in ev).lower()
+        ev = sorted({tid for key in pq.keys for tid in chat.ids_of(key)}, key=_order)
+        questions.append(question(pq.question, ev, pq.answer, pq.category))
+        text = " ".join(chat.by_id[e].split(": ", 1)[1] for e in ev).lower()
         missing = [c for c in pq.cues if c.lower() not in text]
         assert not missing, (pq, missing)
     rng.shuffle(questions)
-    return Conversation(history, by_id, questions)
+    return chat.conversation(questions)
 
 
 def _order(tid: str) -> tuple[int, int]:
@@ -836,5 +830,4 @@ def validate(conv: Conversation) -> None:
 
 def long_chat_set(seeds: Sequence[int], split: str) -> DevSet:
     """``en-longchat``: ``CONVERSATIONS_PER_SEED`` conversations per seed."""
-    return DevSet("en-longchat", split, [generate_long_chat(seed * 100 + k)
-                                         for seed in seeds for k in range(CONVERSATIONS_PER_SEED)])
+    return seeded_set("en-longchat", split, seeds, CONVERSATIONS_PER_SEED, generate_long_chat)

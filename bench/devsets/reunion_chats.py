@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from .model import Conversation, DevSet, Question, Turn
+from .writer import ChatWriter, question, seeded_set
 
 Beat = Callable[[], None]
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -360,16 +361,23 @@ class Chat:
     a: Person
     b: Person
     days: list[datetime]
-    history: list[Turn] = field(default_factory=list)
+    log: ChatWriter = field(default_factory=ChatWriter)
     cands: list[Question] = field(default_factory=list)
     notes: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
     threads: dict[str, list[Thread]] = field(default_factory=dict)
     decks: dict[str, list[int]] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
-    session: int = 0
-    n: int = 0
     prefix: str = ""      # a greeting for the session's first turn
     glad: bool = True     # whether the beat just told was good news
+
+    @property
+    def session(self) -> int:
+        """The session being written (1-based; 0 before the first)."""
+        return self.log.session
+
+    @property
+    def history(self) -> list[Turn]:
+        return self.log.history
 
     @property
     def day(self) -> date:
@@ -403,19 +411,16 @@ class Chat:
         return deck.pop() if deck else -1
 
     def say(self, p: Person, text: str) -> str:
-        self.n += 1
         if self.prefix:
             text, self.prefix = self.prefix.format(o=self.other(p).name) + " " + text, ""
-        self.history.append({"role": p.role, "content": f"{p.name}: {text}", "timestamp": self.days[self.session - 1],
-                             "id": f"D{self.session}:{self.n}"})
-        return f"D{self.session}:{self.n}"
+        return self.log.say(p.name, p.role, text)
 
     def turns(self, p: Person, *lines: str) -> list[str]:
         """Say ``lines`` alternately, p first; their ids."""
         return [self.say(self.other(p) if k % 2 else p, line) for k, line in enumerate(lines)]
 
-    def q(self, cat: int, question: str, ev: list[str], answer: str) -> None:
-        self.cands.append({"question": question, "evidence": ev, "answer": answer, "category": cat})
+    def q(self, cat: int, text: str, ev: list[str], answer: str) -> None:
+        self.cands.append(question(text, ev, answer, cat))
 
     def note(self, p: Person, tag: str, tid: str, value: str) -> None:
         self.notes.setdefault((p.name, tag), []).append((tid, value))
@@ -963,7 +968,8 @@ def generate_reunion_chat(seed: int) -> Conversation:
                 busy[s] += 1
     goal = rng.randrange(56000, 68000)  # characters in all (about 3.9 per token)
     for s in range(n_sessions):
-        c.session, c.n, start, fillers = s + 1, 0, len(c.history), 0
+        c.log.start_session(days[s])
+        start, fillers = len(c.history), 0
         target = (goal - sum(len(t["content"]) for t in c.history)) / (n_sessions - s) * rng.uniform(0.6, 1.4)
         first = rng.choice((a, b))
         if rng.random() < 0.55 or not plan[s]:
@@ -992,8 +998,7 @@ def generate_reunion_chat(seed: int) -> Conversation:
         c.turns(closer, f"Anyway, {rng.choice(CLOSE_WHY)}. {rng.choice(CLOSE_BYE)}".format(o=c.other(closer).name),
                 f"{rng.choice(CLOSE_R)} {rng.choice(CLOSE_R2)}".format(o=closer.name))
     _global_questions(c)
-    return Conversation(history=c.history, by_id={t["id"]: t["content"] for t in c.history},
-                        questions=_choose_questions(rng, c.cands, c.history))
+    return c.log.conversation(_choose_questions(rng, c.cands, c.history))
 
 
 def _choose_questions(rng: random.Random, cands: list[Question], history: list[Turn]) -> list[Question]:
@@ -1013,4 +1018,4 @@ def _choose_questions(rng: random.Random, cands: list[Question], history: list[T
 
 def reunion_chat_set(seeds: tuple[int, ...], split: str) -> DevSet:
     """Three conversations per seed (``seed * 100 + k``, k = 0..2), named "en-reunion"."""
-    return DevSet("en-reunion", split, [generate_reunion_chat(s * 100 + k) for s in seeds for k in range(3)])
+    return seeded_set("en-reunion", split, seeds, 3, generate_reunion_chat)

@@ -75,9 +75,9 @@ class ChatWriter(LogWriter):
         self.n = 0
         self.when: datetime | None = None
 
-    def start_session(self, when: datetime, session: int | None = None) -> None:
-        """The next session (or session number ``session``), held at ``when``; turns count from 1."""
-        self.session = self.session + 1 if session is None else session
+    def start_session(self, when: datetime) -> None:
+        """The next session, held at ``when``; its turns count from 1."""
+        self.session += 1
         self.n = 0
         self.when = when
 
