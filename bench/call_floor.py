@@ -49,8 +49,10 @@ async def timed_calls(client: Client, calls: int, tool: str, args: dict[str, Any
 
 async def run(args: argparse.Namespace) -> None:
     from server.app import create_server
+    from server.state import WorkspaceHandle
     with tempfile.TemporaryDirectory() as tmp:
-        server = create_server(Path(tmp) / "ws")
+        handle = WorkspaceHandle(Path(tmp) / "ws")
+        server = create_server(Path(tmp) / "ws", handle=handle)
         async with Client(server) as c:
             note = (await c.call_tool("note_create", {"title": "floor", "content": "tiny"})).structured_content
             read = {"note_id": note["id"]}
@@ -64,7 +66,7 @@ async def run(args: argparse.Namespace) -> None:
                 prof.disable()
                 stats = pstats.Stats(prof)
                 stats.sort_stats("cumulative").print_stats(35)
-        server.workspace_handle.close()
+        handle.close()
         params = StdioServerParameters(command=sys.executable, cwd=str(ROOT),
                                        args=["-m", "server.cli", "serve", "--workspace", str(Path(tmp) / "ws")])
         async with Client(params, mode="legacy") as c:  # CPU printed here is the client's only
@@ -72,7 +74,7 @@ async def run(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--calls", type=int, default=300)
     ap.add_argument("--profile", action="store_true")
     anyio.run(run, ap.parse_args(argv))

@@ -15,12 +15,13 @@ import sys
 import time
 from pathlib import Path
 
+from bench.devsets.model import Turn
 from bench.devsets.statement_logs import generate_log
 from context import build_context
 
 
-def history_of(turns: int) -> list[dict]:
-    out: list[dict] = []
+def history_of(turns: int) -> list[Turn]:
+    out: list[Turn] = []
     seed = 0
     while len(out) < turns:
         seed += 1
