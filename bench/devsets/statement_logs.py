@@ -6,13 +6,12 @@ and names. Threads are interleaved by time over a few days, each turn is prefixe
 time and place, and every turn has role ``user``. A question asks one thread's fact and
 names the evidence turn. Everything here is our own templates (CC0); a seed fixes a history.
 
-Run ``python -m bench.devsets.statement_logs zh 1`` to print one history and its questions.
+Run ``python -m bench.devsets log zh 1`` to print one history and its questions.
 """
 
 from __future__ import annotations
 
 import random
-import sys
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TypedDict
@@ -210,10 +209,3 @@ def generate_log(lang: str, seed: int, *, with_timestamps: bool = False,
             break
     return log.conversation(out)
 
-
-if __name__ == "__main__":
-    c = generate_log(sys.argv[1] if len(sys.argv) > 1 else "zh", int(sys.argv[2]) if len(sys.argv) > 2 else 1)
-    for turn in c.history:
-        print(turn["id"], turn["content"])
-    for q in c.questions:
-        print(q["question"], "->", [c.by_id[e] for e in q["evidence"]])
