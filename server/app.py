@@ -28,7 +28,7 @@ from . import live
 from .tools import memory as tools_memory
 from .tools import notes as tools_notes
 from .state import WorkspaceHandle
-from .tools.kit import DEFAULT_MAX_RESULT_TOKENS, Limits, compact_schema, timed
+from .tools.kit import DEFAULT_MAX_RESULT_TOKENS, Limits, compact_schema, refuse_unknown_arguments, timed
 
 log = logging.getLogger("ctxnotes.server")
 
@@ -160,6 +160,7 @@ def _finish_tools(server: MCPServer) -> None:
             continue
         tool.parameters = compact_schema(tool.parameters, optional_as_plain=True)
         tool.fn = timed(tool.name, tool.fn)
+    refuse_unknown_arguments(server)
 
 
 def _version() -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Annotated, Any, Literal, Optional, get_args, get_origin
+from typing import Annotated, Any, ClassVar, Literal, Optional, get_args, get_origin
 
 import anyio
 import anyio.from_thread
@@ -32,26 +32,34 @@ SAMPLING_CALL_BUDGET_S = 60.0  # all of one build_context call's summary request
 
 
 # The input shapes, defined once: the tool's inputSchema is generated from these models and the
-# same models validate what a client sends, so what the schema advertises is what is accepted.
-# Fields not listed (id, timestamp on documents and tool results) are accepted and passed on: the
-# schema names what most calls need, to keep the tool list small (issue 15).
+# same models validate what a client sends, so what the schema advertises is what is accepted. Each
+# takes exactly the keys the library's ``build_context`` takes for it (``context.gather.inputs``: a
+# test checks they agree) and refuses any other (``tools.arguments`` names the key meant).
 class ToolResultIn(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
+    unlisted: ClassVar[tuple[str, ...]] = ("id", "timestamp")  # accepted, not named in the tool list
     tool: str
     content: Any
+    id: Optional[str] = None
+    timestamp: Optional[str | float] = None  # ISO-8601 or epoch seconds
 
 
 class DocumentIn(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
+    unlisted: ClassVar[tuple[str, ...]] = ("score", "timestamp")
     content: str
     source: Optional[str] = None
+    score: Optional[float] = None
+    timestamp: Optional[str | float] = None
 
 
 class ToolDefIn(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
+    unlisted: ClassVar[tuple[str, ...]] = ("required",)
     name: str
     description: Optional[str] = None
     input_schema: Optional[dict[str, Any]] = None
+    required: Optional[bool] = None
 
 
 class ContextOptions(BaseModel):
@@ -73,6 +81,8 @@ def described(model: type[BaseModel], what: str) -> WithJsonSchema:
     whole schema: ``model`` still validates it, and the tool list stays small (issue 15)."""
     keys = []
     for name, f in model.model_fields.items():
+        if name in getattr(model, "unlisted", ()):
+            continue
         choices = get_args(f.annotation) if get_origin(f.annotation) is Literal else ()
         keys.append(f"{name} ({'|'.join(choices)})" if choices else name)
     return WithJsonSchema({"type": "object", "description": f"{what}: {', '.join(keys)}"})

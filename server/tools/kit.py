@@ -418,6 +418,19 @@ def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str
     tool.parameters = compact_schema(tool.parameters, optional_as_plain=True)
     if output is not None:
         tool.fn_metadata.output_schema = output_schema(output)
+    from .arguments import strict
+    server._tool_manager._tools[name] = strict(tool)
+
+
+def refuse_unknown_arguments(server: MCPServer) -> None:
+    """Every tool of ``server`` refuses arguments it does not know, and explains bad ones in our words
+    (``tools.arguments``); tools that already do are left as they are."""
+    from .arguments import strict
+    manager = server._tool_manager  # the SDK has no public way to replace a registered tool
+    for tool in manager.list_tools():
+        checked = strict(tool)
+        if checked is not tool:
+            manager._tools[tool.name] = checked
 
 
 @functools.cache

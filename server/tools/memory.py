@@ -6,7 +6,7 @@ from typing import Annotated, Any, Optional
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from .models import (MemoryBatchOut, MemoryListOut, MemoryOut, MemorySearchOut, MemorySort, MemorySummaryOut,
                          MemoryType, Strategy)
@@ -71,6 +71,8 @@ def _plural(n: int) -> str:
 
 class ForgetRule(BaseModel):
     """Which memories a strategy forgets."""
+
+    model_config = ConfigDict(extra="forbid")
 
     strategy: Strategy = Field(description="By threshold, max_age_days or capacity (per type)")
     threshold: float = Field(0.1, ge=0, le=1)
@@ -189,9 +191,13 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         dry_run: bool = False,
         expected_revision: Revision = None,
     ) -> Reply:
-        if rule is not None and memory_id is not None:
+        if (rule is None) == (memory_id is None):
             from notes_store.errors import InvalidInput
-            raise InvalidInput("give memory_id or rule, not both")
+            from notes_store.memory.model import STRATEGIES
+            raise InvalidInput(f"give memory_id (one memory) or rule (those a strategy selects, e.g. "
+                               f"{{\"rule\": {{\"strategy\": \"{STRATEGIES[0]}\", \"threshold\": 0.1}}}}; "
+                               f"strategies: {', '.join(STRATEGIES)}), "
+                               + ("not both" if rule is not None else "one of them"))
         kw: dict[str, Any] = {"dry_run": dry_run}
         if rule is not None:
             kw.update(strategy=rule.strategy, threshold=rule.threshold, max_age_days=rule.max_age_days,

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any, Literal, Optional, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, create_model
+from pydantic.json_schema import SkipJsonSchema
 
 from notes_store.memory.model import MEMORY_SORTS, MEMORY_TYPES, STRATEGIES
 from notes_store.notes import NOTE_TYPES, SORTS, Note
@@ -27,16 +28,24 @@ Strategy = Literal[STRATEGIES]  # type: ignore[valid-type]
 Role = Literal[ROLES]  # type: ignore[valid-type]
 
 
+def _open_schema(schema: dict[str, Any]) -> None:
+    schema.pop("additionalProperties", None)
+
+
 class Turn(BaseModel):
     """One conversation turn: build_context's ``history`` and session_append's ``turns`` (one shape, since a
-    stored session becomes history). ``tool_call_id``, ``name`` and other keys are accepted without being
-    advertised (few calls need them): the session store names the keys it takes when it refuses one."""
+    stored session becomes history). Takes the session store's ``TURN_KEYS``, no other (a test checks they
+    agree); ``name`` and ``tool_call_id`` are accepted without being advertised (few calls need them)."""
 
-    model_config = ConfigDict(extra="allow")
+    # Unknown keys are refused, but the published schema does not say ``additionalProperties: false``: it
+    # leaves out name and tool_call_id, which a schema-checking client must still be able to send.
+    model_config = ConfigDict(extra="forbid", json_schema_extra=lambda schema: _open_schema(schema))
     role: Role
     content: str
     timestamp: Optional[str] = None
     id: Optional[str] = None
+    name: SkipJsonSchema[Optional[str]] = None
+    tool_call_id: SkipJsonSchema[Optional[str]] = None
 
 
 class _Open(BaseModel):

@@ -15,7 +15,7 @@ import anyio
 import pydantic_core
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from .models import (NoteDeleteOut, NoteHistoryOut, NoteListOut, NoteOut, NoteSearchOut, NoteSort,
                          NoteSummaryOut, NoteType, ReindexOut)
@@ -117,6 +117,8 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 class Window(BaseModel):
     """Part of a long note: from ``offset``, or the section under ``heading``."""
+
+    model_config = ConfigDict(extra="forbid")
 
     offset: int = Field(0, ge=0)
     max_chars: Optional[int] = Field(None, ge=200)
