@@ -39,3 +39,8 @@ class Conflict(StoreError):
     def __init__(self, message: str, current_revision: str | None = None) -> None:
         super().__init__(message)
         self.current_revision = current_revision
+
+
+class WouldBlock(Exception):
+    """A read in ``Workspace.quick_reads`` mode would wait (a scan of the folders, a lock, a recovery):
+    nothing was changed; run it again where waiting is fine (a worker thread)."""

@@ -12,7 +12,7 @@ import pytest
 
 from notes_store import open_workspace
 from notes_store.sync import folders as folder_sync
-from notes_store import workspace as workspace_module
+from notes_store.sync import refresh as workspace_module
 
 
 def _edit_in_place(path: Path, old: str, new: str) -> None:

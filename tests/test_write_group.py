@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from notes_store import open_workspace
-from notes_store import workspace as workspace_module
+from notes_store.files import group_commit as workspace_module
 from notes_store.errors import Conflict
 from test_guarantees_lock import COUNTER_START
 
