@@ -36,6 +36,9 @@
   in five other ways (fields named, a clock in words, ISO 8601 with a spaced place, …), one per history:
   stamps are read from the text, so a format they were not written against is a shape to check.
 
+- ``zh-asked`` / ``en-asked`` (``bench.devsets.asked_logs``, CC0): logs asked as people ask (build_context v3):
+  noisy, compound, relational, item, counting and computed questions, with their kind as ``category``.
+
 Every set is split into ``dev`` (tune on it) and ``held-out`` (report only) by seed.
 """
 
@@ -49,6 +52,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from .asked_logs import asked_log_set
 from .daily_logs import daily_log_set
 from .dialogues import generate_dialogue
 from .diary_logs import diary_log_set
@@ -207,7 +211,7 @@ def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
 
 SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "en-reunion", "en-written", "en-written-2", "zh-log", "en-log", "zh-memlog",
              "en-memlog", "zh-memlog-hard", "en-memlog-hard", "zh-daily", "en-daily", "zh-diary",
-             "zh-lifelog", "zh-written", "zh-restamped")
+             "zh-lifelog", "zh-written", "zh-restamped", "zh-asked", "en-asked")
 
 
 def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> list[DevSet]:
@@ -238,4 +242,6 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
         add(make_log)
     add(lambda _seeds, split: written_log_set(split))
     add(restamped_set)
+    for lang in ("zh", "en"):
+        add(partial(asked_log_set, lang))
     return sets
