@@ -91,7 +91,7 @@ def recent_baseline(history: list[Turn], budget: int, counter: TokenCounter) -> 
 @contextmanager
 def ablated(parts: list[str]) -> Iterator[None]:
     """Switch parts of the selection off for a diagnosis run (restored afterwards)."""
-    from context.select import selection as select
+    from context.select import profiles as select
     saved = dict(select.PROFILES)
     try:
         for name, prof in saved.items():

@@ -1,4 +1,13 @@
-"""build_context: the Gather → Select → Structure → Compress pipeline behind one call."""
+"""build_context: the Gather → Select → Structure → Compress pipeline behind one call.
+
+Each stage is a function from the one before's output to its own (frozen dataclasses):
+
+    Request --gather--> Gathered --select--> Selected --compress--> Packed --structure--> Packed --> ContextResult
+
+``Request`` holds the checked arguments, the token counter and the budget; ``Gathered`` the candidate
+packets; ``Selected`` the always-kept parts (``Frame``) and the packets picked under the budget by
+estimate; ``Packed`` the exact layout, the history's tiers in it, and its exact token count.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +15,7 @@ import heapq
 import math
 from collections import Counter
 from itertools import chain
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 from collections.abc import Callable
 
@@ -16,14 +25,15 @@ from .gc_pause import without_collector
 from . import packets as P
 from .compress.summaries import Summarizer, extractive_shorten, shorten
 from .errors import ContextError
-from .gather.inputs import (Gathered, check_input_items, check_input_size, gather_documents, gather_evidence, gather_history_cached,
-                     gather_task_state,
-                     gather_tool_results, gather_tools)
+from .gather.inputs import (check_input_items, check_input_size, gather_documents, gather_evidence,
+                            gather_history_cached, gather_task_state, gather_tool_results, gather_tools)
 from .packets import Packet
 from .select.relevance import terms_of_query
 from .result import ContextResult
-from .select.selection import (PROFILES, QUERY_TYPES, decide_query_type, score_packets, select_packets,
-                     select_tools, with_content)
+from .select.packing import Selection, select_packets, select_tools, with_content
+from .select.profiles import PROFILES, QUERY_TYPES, Profile, decide_query_type
+from .select.scoring import score_packets
+from .select.turn_cache import CachedHistory
 from .gather.sources import EvidenceProvider
 from .structure import (MESSAGE_OVERHEAD_TOKENS, STATE_HEADING, SUPPORT_HEADING, Layout, group_cost,
                         layout, output_tokens, packet_cost, render_messages, render_text,
@@ -43,6 +53,86 @@ MAX_DROPPED_OTHER_ROWS = 200   # documents, tool results, notes, memories, tools
 TOP_UP_ATTEMPTS = 24
 
 Progress = Callable[[float, float, str], None]
+Dropped = list[tuple[Packet, str]]
+Compressed = list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Request:
+    """The checked arguments of one build, with the counter and budget every stage reads."""
+
+    query: str                 # stripped
+    system: str                # the system instructions, stripped ('' for none)
+    history: list[dict[str, Any]] | None
+    task_state: dict[str, Any] | str | None
+    tool_results: list[dict[str, Any]] | None
+    documents: list[dict[str, Any]] | None
+    tools: list[dict[str, Any]] | None
+    format: str
+    query_type: str            # as asked: "auto" is decided by the select stage
+    relevance_weight: float | None
+    recency_weight: float | None
+    min_relevance: float | None
+    include_notes: bool
+    include_memory: bool
+    note_types: list[str] | None
+    tags: list[str] | None
+    evidence: EvidenceProvider | None
+    summarizer: Summarizer | None
+    counter: TokenCounter
+    budget: int                # floor(max_tokens * (1 - reserve_ratio))
+    stop_check: Callable[[], None]
+
+    def cost(self, p: Packet) -> int:
+        """``p``'s cost in the output format."""
+        return packet_cost(p, self.format, self.counter)
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """Every candidate packet: the history turns first (positions 0, 1, ...), then the other sources."""
+
+    history: CachedHistory     # the history cache's reading of the caller's turns (kept costs)
+    hist: list[Packet]         # its turns, without a last turn that repeats the query
+    candidates: list[Packet]   # hist, then task state, tool results, documents, notes and memories
+    tools: list[Packet]
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The always-kept parts of the output (system instructions, query, tools) and the room they leave."""
+
+    system: str                # shortened visibly when it alone did not fit
+    tools_kept: list[Packet]
+    tools_dropped: Dropped
+    container: int             # the messages format's section headings and message overheads
+    available: int             # room for the candidates, by estimate
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Selected:
+    """The packets picked best first under the frame's room, by estimated costs."""
+
+    query_type: str
+    frame: Frame
+    reserve: int               # room kept out of the pick for the history's tiers
+    qterms: list[str]          # the query's terms, for shortening and the tiers
+    selection: Selection
+    compressed: Compressed     # rows of the packets shortened to fit
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Packed:
+    """The output laid out and counted exactly (never over the budget)."""
+
+    chosen: list[Packet]
+    dropped: Dropped
+    lay: Layout
+    tokens: int
+    compressed: Compressed
 
 
 @without_collector
@@ -71,161 +161,282 @@ def build_context(query: str, *, history: list[dict[str, Any]] | None = None,
     _validate(query, max_tokens, reserve_ratio, format, query_type, relevance_weight,
               recency_weight, min_relevance)
     counter = TokenCounter(encoding)
+    req = Request(query=query.strip(), system=(system_instructions or "").strip(), history=history,
+                  task_state=task_state, tool_results=tool_results, documents=documents, tools=tools,
+                  format=format, query_type=query_type, relevance_weight=relevance_weight,
+                  recency_weight=recency_weight, min_relevance=min_relevance, include_notes=include_notes,
+                  include_memory=include_memory, note_types=note_types, tags=tags, evidence=evidence,
+                  summarizer=summarizer, counter=counter, budget=_budget(query, max_tokens, reserve_ratio, counter),
+                  stop_check=current_check())  # installed from should_stop by @stoppable
+    report = _progress(progress, req.stop_check)
+    report(0, "gather")
+    gathered = gather(req)
+    report(1, "select")
+    selected = select(req, gathered)
+    report(2, "compress")
+    packed = compress(req, gathered, selected)
+    report(3, "structure")
+    packed = structure(req, selected, packed)
+    report(4, "done")
+    return _result(req, gathered, selected, packed)
+
+
+def _budget(query: str, max_tokens: int, reserve_ratio: float, counter: TokenCounter) -> int:
+    """floor(max_tokens * (1 - reserve_ratio)), checked to hold the query."""
     budget = math.floor(max_tokens * (1 - reserve_ratio))
     query_tokens = counter.count(query.strip())
-    if query_tokens > budget:  # told now, before any scoring: the template check below would fail anyway
+    if query_tokens > budget:  # told now, before any scoring: the template check would fail anyway
         raise ContextError(f"the query is {query_tokens} tokens and the budget floor(max_tokens * (1 - "
                            f"reserve_ratio)) = {budget} tokens cannot hold it; raise max_tokens, lower "
                            f"reserve_ratio, or shorten the query (put long material in documents)")
-    stop_check = current_check()  # installed from should_stop by @stoppable
-    report = _progress(progress, stop_check)
+    return budget
 
-    # Gather.
-    report(0, "gather")
-    g = Gathered(system=(system_instructions or "").strip(), query=query.strip())
-    gathered_history = gather_history_cached(history)
+
+# Gather.
+
+def gather(req: Request) -> Gathered:
+    """Every candidate packet: the history's turns, the caller's other items and the workspace's evidence."""
+    gathered_history = gather_history_cached(req.history)
     hist = gathered_history.packets
-    if hist and " ".join(hist[-1].content.split()) == " ".join(g.query.split()):
+    if hist and " ".join(hist[-1].content.split()) == " ".join(req.query.split()):
         hist = hist[:-1]  # the caller also put the query in history; it is shown once, as the task
-    check_input_items(tool_results, documents, tools)
-    given = gather_task_state(task_state) + gather_tool_results(tool_results) + gather_documents(documents)
-    g.candidates = hist + given
-    g.tools = gather_tools(tools)
+    check_input_items(req.tool_results, req.documents, req.tools)
+    given = gather_task_state(req.task_state) + gather_tool_results(req.tool_results) + \
+        gather_documents(req.documents)
+    tools = gather_tools(req.tools)
     # The history's size is kept by the history cache (the query turn dropped above is counted too: harmless).
     # System instructions and tool schemas are text the caller sends as well.
-    check_input_size(given + g.tools, already=gathered_history.text_bytes() + len(g.system.encode("utf-8", "replace")))
-    evidence_limit = max(8, min(50, budget // 80))
-    g.candidates += gather_evidence(evidence, g.query, evidence_limit, include_notes=include_notes,
-                                    include_memory=include_memory, note_types=note_types, tags=tags,
-                                    warnings=g.warnings)
+    check_input_size(given + tools, already=gathered_history.text_bytes() + len(req.system.encode("utf-8", "replace")))
+    warnings: list[str] = []
+    evidence_limit = max(8, min(50, req.budget // 80))
+    found = gather_evidence(req.evidence, req.query, evidence_limit, include_notes=req.include_notes,
+                            include_memory=req.include_memory, note_types=req.note_types, tags=req.tags,
+                            warnings=warnings)
+    return Gathered(gathered_history, hist, hist + given + found, tools, tuple(warnings))
 
-    # Select.
-    report(1, "select")
-    if query_type == "auto":
-        query_type = decide_query_type(
-            g.query, has_task_state=task_state not in (None, "", {}), has_tool_results=bool(tool_results),
-            has_sources=len(g.candidates) > len(hist) or len(hist) > 20)  # candidates = history + others
-    profile = PROFILES[query_type]
-    if relevance_weight is not None or recency_weight is not None:
-        profile = replace(profile, relevance_weight=profile.relevance_weight if relevance_weight is None
-                          else relevance_weight, recency_weight=profile.recency_weight
-                          if recency_weight is None else recency_weight)
-    score_packets(g.candidates, g.query, profile)
-    stop_check()
 
-    def cost(p: Packet) -> int:
-        return packet_cost(p, format, counter)
+# Select.
 
-    # History turns' costs are kept per turn by the history cache (a growing history costs its new turns only).
-    hist_costs = gathered_history.costs((counter.encoding.name, format, hist[0].show_role if hist else True),
-                                        cost)
-    for p, c in zip(hist, hist_costs):  # hist is a prefix of the gathered turns: positions 0, 1, ...
-        p.tokens = c
-    for p in g.candidates[len(hist):]:
-        p.tokens = cost(p)
-    container = 0 if format == "text" else (
-        counter.count(STATE_HEADING) + counter.count(SUPPORT_HEADING) + 2 * (MESSAGE_OVERHEAD_TOKENS + 1))
-    # Tools get their share of the budget, or more when the other candidates leave room anyway.
-    open_room = max(0, budget - _skeleton(g, [], format, counter) - container)
-    wanted = sum(p.tokens for p in g.candidates)
-    tool_room = max(int(profile.shares["tools"][1] * open_room), open_room - wanted)
-    tools_kept, tools_dropped = select_tools(g.tools, g.query, tool_room, cost)
-    system = g.system
-    skeleton = _skeleton(g, tools_kept, format, counter)
-    if skeleton + container > budget:
-        system, skeleton = _fit_fixed(g, tools_kept, tools_dropped, format, counter, budget, container)
-        g.system = system
-    # Day headers are costed without their year, which shows once per year (see structure.group_header).
-    # Never below 0: the skeleton was checked to fit, the years' marks only may not (a tiny budget).
-    available = max(0, budget - skeleton - container - year_marks_cost({p.header for p in hist if p.header},
-                                                                       format, counter))
-
-    qterms = terms_of_query(g.query)
-    compressed: list[dict[str, Any]] = []
+def select(req: Request, g: Gathered) -> Selected:
+    """Score every candidate, cost it, frame the always-kept parts, and pick the best under the room left."""
+    query_type, profile = _profile(req, g)
+    score_packets(g.candidates, req.query, profile)
+    req.stop_check()
+    _fill_costs(req, g)
+    frame = _frame(req, g, profile)
+    warnings = list(frame.warnings)
+    qterms = terms_of_query(req.query)
+    compressed: Compressed = []
 
     def shorten_packet(p: Packet, room: int) -> Packet | None:
-        overhead = cost(replace(p, content=""))
+        overhead = req.cost(replace(p, content=""))
         target = room - overhead - 1
         if target < 20:
             return None
-        done = shorten(p.content, g.query, qterms, target, counter, summarizer, g.warnings)
+        done = shorten(p.content, req.query, qterms, target, req.counter, req.summarizer, warnings)
         if done is None:
             return None
-        q = with_content(p, done[0], done[1], cost)
+        q = with_content(p, done[0], done[1], req.cost)
         if q.tokens > room:
             return None
         compressed.append({"source": p.source, "id": p.id, "from_tokens": p.tokens, "to_tokens": q.tokens,
                            "method": done[1]})
         return q
 
-    hist_total = sum(hist_costs[:len(hist)])
+    hist_total = sum(p.tokens for p in g.hist)
     reserve = 0
-    if profile.condensed_share and hist_total > profile.shares["history"][1] * available:
-        reserve = int(profile.condensed_share * available)
+    if profile.condensed_share and hist_total > profile.shares["history"][1] * frame.available:
+        reserve = int(profile.condensed_share * frame.available)
+    sel = select_packets(g.candidates, frame.available - reserve, profile, group_cost=_day_costs(req),
+                         min_relevance=req.min_relevance, shorten=shorten_packet, stop_check=req.stop_check)
+    return Selected(query_type, frame, reserve, qterms, sel, compressed, tuple(warnings))
+
+
+def _profile(req: Request, g: Gathered) -> tuple[str, Profile]:
+    """The query type (decided when "auto") and its profile, with the caller's weights."""
+    query_type = req.query_type
+    if query_type == "auto":
+        query_type = decide_query_type(
+            req.query, has_task_state=req.task_state not in (None, "", {}), has_tool_results=bool(req.tool_results),
+            has_sources=len(g.candidates) > len(g.hist) or len(g.hist) > 20)  # candidates = history + others
+    profile = PROFILES[query_type]
+    if req.relevance_weight is not None or req.recency_weight is not None:
+        profile = replace(profile, relevance_weight=profile.relevance_weight if req.relevance_weight is None
+                          else req.relevance_weight, recency_weight=profile.recency_weight
+                          if req.recency_weight is None else req.recency_weight)
+    return query_type, profile
+
+
+def _fill_costs(req: Request, g: Gathered) -> None:
+    """Each candidate's cost in the output format (``tokens``)."""
+    hist = g.hist
+    # History turns' costs are kept per turn by the history cache (a growing history costs its new turns only).
+    hist_costs = g.history.costs((req.counter.encoding.name, req.format, hist[0].show_role if hist else True),
+                                 req.cost)
+    for p, c in zip(hist, hist_costs):  # hist is a prefix of the gathered turns: positions 0, 1, ...
+        p.tokens = c
+    for p in g.candidates[len(hist):]:
+        p.tokens = req.cost(p)
+
+
+def _frame(req: Request, g: Gathered, profile: Profile) -> Frame:
+    """The tools that fit their share, the system instructions made to fit, and the room left for the rest."""
+    fmt, counter, budget = req.format, req.counter, req.budget
+    container = 0 if fmt == "text" else (
+        counter.count(STATE_HEADING) + counter.count(SUPPORT_HEADING) + 2 * (MESSAGE_OVERHEAD_TOKENS + 1))
+    # Tools get their share of the budget, or more when the other candidates leave room anyway.
+    open_room = max(0, budget - _skeleton(req, req.system, []) - container)
+    wanted = sum(p.tokens for p in g.candidates)
+    tool_room = max(int(profile.shares["tools"][1] * open_room), open_room - wanted)
+    tools_kept, tools_dropped = select_tools(g.tools, req.query, tool_room, req.cost)
+    warnings = list(g.warnings)
+    system = req.system
+    skeleton = _skeleton(req, system, tools_kept)
+    if skeleton + container > budget:
+        system, skeleton = _fit_fixed(req, tools_kept, tools_dropped, container, warnings)
+    # Day headers are costed without their year, which shows once per year (see structure.group_header).
+    # Never below 0: the skeleton was checked to fit, the years' marks only may not (a tiny budget).
+    available = max(0, budget - skeleton - container - year_marks_cost({p.header for p in g.hist if p.header},
+                                                                       fmt, counter))
+    return Frame(system, tools_kept, tools_dropped, container, available, tuple(warnings))
+
+
+def _day_costs(req: Request) -> Callable[[str], int]:
+    """A day header's cost, asked once per candidate and pass: counted once per day."""
     group_costs: dict[str, int] = {}
 
-    def day_cost(grp: str) -> int:  # asked once per candidate and pass: a day's header costs the same each time
+    def day_cost(grp: str) -> int:
         found = group_costs.get(grp)
         if found is None:
-            found = group_costs[grp] = group_cost(grp, format, counter)
+            found = group_costs[grp] = group_cost(grp, req.format, req.counter)
         return found
+    return day_cost
 
-    sel = select_packets(g.candidates, available - reserve, profile, group_cost=day_cost,
-                         min_relevance=min_relevance, shorten=shorten_packet, stop_check=stop_check)
 
-    # Compress: turns that did not fit verbatim, older than the newest kept one, become the tiers
-    # (the middle condensed, the oldest as a short extract; see tiers.py) in the room left.
-    report(2, "compress")
-    chosen = list(sel.selected)
-    dropped = list(sel.dropped)
+def _skeleton(req: Request, system: str, tools: list[Packet]) -> int:
+    """Exact size of the output with nothing but the always-kept parts."""
+    return output_tokens(layout(system, req.query, tools, []), req.format, req.counter)
 
-    def exact(chosen: list[Packet], dropped: list[tuple[Packet, str]]) -> tuple[Layout, int]:
-        """Lay out and count exactly; while over budget, drop the weakest item (tiers first: score -1)."""
-        lay = layout(system, g.query, tools_kept, chosen)
-        tokens = output_tokens(lay, format, counter)
-        while tokens > budget:
-            stop_check()
-            if not chosen:  # cannot happen: the skeleton alone was checked to fit
-                raise ContextError(f"could not fit the query into {budget} tokens; raise max_tokens")
-            worst = min(chosen, key=lambda p: (p.source == P.TASK_STATE, p.score, p.position))
-            chosen.remove(worst)
-            dropped.append((worst, "did not fit the budget (exact count)"))
-            _forget_compression(compressed, worst)
-            lay = layout(system, g.query, tools_kept, chosen)
-            tokens = output_tokens(lay, format, counter)
-        return lay, tokens
 
+def _fit_fixed(req: Request, tools_kept: list[Packet], tools_dropped: Dropped, container: int,
+               warnings: list[str]) -> tuple[str, int]:
+    """Make the always-kept parts fit: drop optional tools, then shorten the system instructions
+    visibly; if the query alone does not fit, the caller must raise max_tokens."""
+    budget, counter = req.budget, req.counter
+    for p in sorted([p for p in tools_kept if not p.required], key=lambda p: p.relevance):
+        if _skeleton(req, req.system, tools_kept) + container <= budget:
+            break
+        tools_kept.remove(p)
+        tools_dropped.append((p, "did not fit the budget with the system instructions and query"))
+    skeleton = _skeleton(req, req.system, tools_kept)
+    if skeleton + container <= budget:
+        return req.system, skeleton
+    bare = _skeleton(req, "", tools_kept)
+    room = budget - container - bare - 2
+    system = extractive_shorten(req.system, terms_of_query(req.query), room, counter) \
+        if req.system and room > 8 else None
+    if system is not None:
+        shorter = _skeleton(req, system, tools_kept)
+        if shorter + container <= budget:
+            warnings.append(f"system instructions shortened to fit max_tokens ({counter.count(req.system)} → "
+                            f"{counter.count(system)} tokens); raise max_tokens to keep them whole")
+            return system, shorter
+    raise ContextError(
+        f"the budget floor(max_tokens * (1 - reserve_ratio)) = {budget} tokens cannot hold the query, "
+        f"the required tools and the section template ({bare + container} tokens needed before any "
+        f"context); raise max_tokens or lower reserve_ratio")
+
+
+# Compress.
+
+def compress(req: Request, g: Gathered, s: Selected) -> Packed:
+    """Lay the pick out and count it exactly, fill the slack with whole items, then condense the turns
+    that did not fit verbatim, older than the newest kept one, into the tiers (see tiers.py) in the room
+    left."""
+    chosen = list(s.selection.selected)
+    dropped = list(s.selection.dropped)
+    compressed = list(s.compressed)
     # Whole items first: the exact count leaves slack the estimates did not see, and whole turns fill
     # it before any tier does (outside the room reserved for the tiers when history does not fit).
-    lay, tokens = exact(chosen, dropped)
-    chosen, dropped, lay, tokens = _top_up(chosen, dropped, lay, tokens, budget - reserve, system, g,
-                                           tools_kept, format, counter)
+    lay, tokens = _exact(req, s.frame, chosen, dropped, compressed)
+    packed = _top_up(req, s.frame, Packed(chosen, dropped, lay, tokens, compressed), req.budget - s.reserve)
+    chosen, dropped = packed.chosen, packed.dropped
     # Then the tiers (tiers.py): turns still left out, older than the newest kept one, condensed or
     # extracted into the room that is left.
-    room = budget - tokens - (container if format == "messages" else 0)
-    if room >= 40 and hist:
-        # Ids, not keys: no key string per turn. Near-duplicates are not "did not fit": a kept turn says it.
-        left_out = {p.id for p, reason in dropped if p.source == P.HISTORY and not reason.startswith("near-dup")}
-        kept_positions = [p.position for p in chosen if p.source == P.HISTORY]
-        newest_kept = max(kept_positions, default=len(hist))
-        older = [p for p in hist if p.id in left_out and p.position < newest_kept]
-        tiers = history_tiers(older, newest_kept, qterms, room, counter, cost)
-        for packet, row in tiers:
-            chosen.append(packet)
-            compressed.append(row)
-        if tiers:
-            lay, tokens = exact(chosen, dropped)
+    room = req.budget - packed.tokens - (s.frame.container if req.format == "messages" else 0)
+    if room < 40 or not g.hist:
+        return packed
+    # Ids, not keys: no key string per turn. Near-duplicates are not "did not fit": a kept turn says it.
+    left_out = {p.id for p, reason in dropped if p.source == P.HISTORY and not reason.startswith("near-dup")}
+    kept_positions = [p.position for p in chosen if p.source == P.HISTORY]
+    newest_kept = max(kept_positions, default=len(g.hist))
+    older = [p for p in g.hist if p.id in left_out and p.position < newest_kept]
+    tiers = history_tiers(older, newest_kept, s.qterms, room, req.counter, req.cost)
+    for packet, row in tiers:
+        chosen.append(packet)
+        compressed.append(row)
+    if not tiers:
+        return packed
+    lay, tokens = _exact(req, s.frame, chosen, dropped, compressed)
+    return Packed(chosen, dropped, lay, tokens, compressed)
 
-    # Structure: whatever slack is left takes more whole items, each checked with an exact count (without
-    # a reserve and without tiers the first pass already tried exactly this: not repeated).
-    report(3, "structure")
-    if reserve or any(p.source == P.SUMMARY for p in chosen):
-        chosen, dropped, lay, tokens = _top_up(chosen, dropped, lay, tokens, budget, system, g, tools_kept,
-                                               format, counter)
 
-    report(4, "done")
-    return _result(format, query_type, tokens, budget, lay, chosen, dropped + tools_dropped,
-                   compressed, g, counter, len(hist))
+def _exact(req: Request, frame: Frame, chosen: list[Packet], dropped: Dropped,
+           compressed: Compressed) -> tuple[Layout, int]:
+    """Lay out and count exactly; while over budget, drop the weakest item (tiers first: score -1)
+    (in place: ``chosen``, ``dropped`` and ``compressed``)."""
+    lay = layout(frame.system, req.query, frame.tools_kept, chosen)
+    tokens = output_tokens(lay, req.format, req.counter)
+    while tokens > req.budget:
+        req.stop_check()
+        if not chosen:  # cannot happen: the skeleton alone was checked to fit
+            raise ContextError(f"could not fit the query into {req.budget} tokens; raise max_tokens")
+        worst = min(chosen, key=lambda p: (p.source == P.TASK_STATE, p.score, p.position))
+        chosen.remove(worst)
+        dropped.append((worst, "did not fit the budget (exact count)"))
+        _forget_compression(compressed, worst)
+        lay = layout(frame.system, req.query, frame.tools_kept, chosen)
+        tokens = output_tokens(lay, req.format, req.counter)
+    return lay, tokens
+
+
+# Structure.
+
+def structure(req: Request, s: Selected, packed: Packed) -> Packed:
+    """Whatever slack is left takes more whole items, each checked with an exact count (without a
+    reserve and without tiers the compress stage already tried exactly this: not repeated)."""
+    if s.reserve or any(p.source == P.SUMMARY for p in packed.chosen):
+        return _top_up(req, s.frame, packed, req.budget)
+    return packed
+
+
+def _top_up(req: Request, frame: Frame, packed: Packed, budget: int) -> Packed:
+    """Use the slack the estimates left (removed placeholders, merged newlines) for more whole
+    items, best first, each checked with an exact count."""
+    chosen, dropped, lay, tokens = packed.chosen, packed.dropped, packed.lay, packed.tokens
+    attempts = 0
+    # The slack only shrinks: an item bigger than it is now can never be added, so it is not even sorted.
+    most = budget - tokens + 2
+    slack_items = sorted((i for i, (p, reason) in enumerate(dropped)
+                          if p.tokens <= most and not reason.startswith(("near-duplicate", "relevance"))),
+                         key=lambda i: -dropped[i][0].score)
+    added: set[int] = set()
+    for i in slack_items:
+        p = dropped[i][0]
+        if budget - tokens < 2 or attempts >= TOP_UP_ATTEMPTS:
+            break
+        if p.tokens > budget - tokens + 2:
+            continue
+        attempts += 1
+        trial_lay = layout(frame.system, req.query, frame.tools_kept, chosen + [p])
+        trial = output_tokens(trial_lay, req.format, req.counter)
+        if trial <= budget:
+            chosen = chosen + [p]
+            lay, tokens = trial_lay, trial
+            added.add(i)
+    if added:
+        dropped = [d for i, d in enumerate(dropped) if i not in added]
+    return Packed(chosen, dropped, lay, tokens, packed.compressed)
 
 
 def _validate(query: Any, max_tokens: Any, reserve_ratio: Any, fmt: Any, query_type: Any,
@@ -255,6 +466,7 @@ def _validate(query: Any, max_tokens: Any, reserve_ratio: Any, fmt: Any, query_t
             raise ContextError(f"{name} must be a number in [0, 1] or None (profile default), got {value!r}")
 
 
+
 def _progress(progress: Progress | None, stop_check: Callable[[], None]) -> Callable[[float, str], None]:
     def report(done: float, message: str) -> None:
         stop_check()
@@ -266,78 +478,18 @@ def _progress(progress: Progress | None, stop_check: Callable[[], None]) -> Call
     return report
 
 
-def _skeleton(g: Gathered, tools: list[Packet], fmt: str, counter: TokenCounter) -> int:
-    """Exact size of the output with nothing but the always-kept parts."""
-    return output_tokens(layout(g.system, g.query, tools, []), fmt, counter)
-
-
-def _fit_fixed(g: Gathered, tools_kept: list[Packet], tools_dropped: list[tuple[Packet, str]], fmt: str,
-               counter: TokenCounter, budget: int, container: int) -> tuple[str, int]:
-    """Make the always-kept parts fit: drop optional tools, then shorten the system instructions
-    visibly; if the query alone does not fit, the caller must raise max_tokens."""
-    for p in sorted([p for p in tools_kept if not p.required], key=lambda p: p.relevance):
-        if _skeleton(g, tools_kept, fmt, counter) + container <= budget:
-            break
-        tools_kept.remove(p)
-        tools_dropped.append((p, "did not fit the budget with the system instructions and query"))
-    skeleton = _skeleton(g, tools_kept, fmt, counter)
-    if skeleton + container <= budget:
-        return g.system, skeleton
-    bare = _skeleton(replace(g, system=""), tools_kept, fmt, counter)
-    room = budget - container - bare - 2
-    system = extractive_shorten(g.system, terms_of_query(g.query), room, counter) if g.system and room > 8 else None
-    if system is not None:
-        shorter = _skeleton(replace(g, system=system), tools_kept, fmt, counter)
-        if shorter + container <= budget:
-            g.warnings.append(f"system instructions shortened to fit max_tokens ({counter.count(g.system)} → "
-                              f"{counter.count(system)} tokens); raise max_tokens to keep them whole")
-            return system, shorter
-    raise ContextError(
-        f"the budget floor(max_tokens * (1 - reserve_ratio)) = {budget} tokens cannot hold the query, "
-        f"the required tools and the section template ({bare + container} tokens needed before any "
-        f"context); raise max_tokens or lower reserve_ratio")
-
-
-def _top_up(chosen: list[Packet], dropped: list[tuple[Packet, str]], lay: Layout, tokens: int,
-            budget: int, system: str, g: Gathered, tools_kept: list[Packet], fmt: str,
-            counter: TokenCounter
-            ) -> tuple[list[Packet], list[tuple[Packet, str]], Layout, int]:
-    """Use the slack the estimates left (removed placeholders, merged newlines) for more whole
-    items, best first, each checked with an exact count."""
-    attempts = 0
-    # The slack only shrinks: an item bigger than it is now can never be added, so it is not even sorted.
-    most = budget - tokens + 2
-    slack_items = sorted((i for i, (p, reason) in enumerate(dropped)
-                          if p.tokens <= most and not reason.startswith(("near-duplicate", "relevance"))),
-                         key=lambda i: -dropped[i][0].score)
-    added: set[int] = set()
-    for i in slack_items:
-        p = dropped[i][0]
-        if budget - tokens < 2 or attempts >= TOP_UP_ATTEMPTS:
-            break
-        if p.tokens > budget - tokens + 2:
-            continue
-        attempts += 1
-        trial_lay = layout(system, g.query, tools_kept, chosen + [p])
-        trial = output_tokens(trial_lay, fmt, counter)
-        if trial <= budget:
-            chosen = chosen + [p]
-            lay, tokens = trial_lay, trial
-            added.add(i)
-    if added:
-        dropped = [d for i, d in enumerate(dropped) if i not in added]
-    return chosen, dropped, lay, tokens
-
 
 def _forget_compression(compressed: list[dict[str, Any]], p: Packet) -> None:
     compressed[:] = [c for c in compressed if not (c["source"] == p.source and c["id"] == p.id)]
 
 
-def _result(fmt: str, query_type: str, tokens: int, budget: int, lay: Layout, chosen: list[Packet],
-            dropped: list[tuple[Packet, str]], compressed: list[dict[str, Any]], g: Gathered,
-            counter: TokenCounter, n_history: int) -> ContextResult:
-    res = ContextResult(format=fmt, query_type=query_type, tokens=tokens, budget=budget,
-                        warnings=list(g.warnings), compressed=compressed,
+# The result.
+
+def _result(req: Request, g: Gathered, s: Selected, packed: Packed) -> ContextResult:
+    fmt, counter, lay, chosen = req.format, req.counter, packed.lay, packed.chosen
+    dropped = packed.dropped + s.frame.tools_dropped
+    res = ContextResult(format=fmt, query_type=s.query_type, tokens=packed.tokens, budget=req.budget,
+                        warnings=list(s.warnings), compressed=packed.compressed,
                         sections=section_tokens(lay, fmt, counter))
     if fmt == "text":
         res.context = render_text(lay)
@@ -347,8 +499,34 @@ def _result(fmt: str, query_type: str, tokens: int, budget: int, lay: Layout, ch
         res.selected.append({"source": P.TOOL, "id": p.id, "tokens": p.tokens, "score": round(p.score, 3),
                              "required": p.required})
     res.selected += [p.report() for p in sorted(chosen, key=lambda p: -p.score)]
-    # Rows best first; history beyond MAX_DROPPED_HISTORY_ROWS is only counted. Equivalent to sorting every
-    # dropped item by score (stable) and skipping history past the limit, without sorting thousands of turns.
+    hist_dropped, others = _dropped_rows(res, dropped)
+    n_history = len(g.hist)
+    # g.candidates is the n_history history turns, then the other sources: no pass over every turn.
+    candidates: Counter[str] = Counter({P.HISTORY: n_history} if n_history else {})
+    candidates.update(p.source for p in g.candidates[n_history:])
+    candidates.update(p.source for p in g.tools)
+    selected = Counter(p.source for p in chosen + lay.tools)
+    selected_tokens: Counter[str] = Counter()
+    for p in chosen + lay.tools:
+        selected_tokens[p.source] += p.tokens
+    dropped_n: Counter[str] = Counter({P.HISTORY: len(hist_dropped)} if hist_dropped else {})
+    dropped_n.update(dropped[i][0].source for i in others)
+    stats: dict[str, dict[str, int]] = {}
+    # Sources in the order they were first met (candidates, then selected, then dropped), as before.
+    for source in chain(candidates, selected, dropped_n):
+        if source not in stats:
+            stats[source] = {"candidates": candidates[source], "selected": selected[source],
+                             "dropped": dropped_n[source], "tokens": selected_tokens[source]}
+    res.sources = stats
+    return res
+
+
+def _dropped_rows(res: ContextResult, dropped: Dropped) -> tuple[list[int], list[int]]:
+    """Fill ``res.dropped`` with rows best first (history beyond MAX_DROPPED_HISTORY_ROWS, the rest beyond
+    MAX_DROPPED_OTHER_ROWS, only counted, with a warning); return the indexes of the dropped history turns
+    and of the other items."""
+    # Equivalent to sorting every dropped item by score (stable) and skipping history past the limit,
+    # without sorting thousands of turns.
     hist_dropped: list[int] = []
     others: list[int] = []
     for i, d in enumerate(dropped):
@@ -369,21 +547,4 @@ def _result(fmt: str, query_type: str, tokens: int, budget: int, lay: Layout, ch
     if extra_history:
         res.warnings.append(f"{extra_history} more dropped history turns (lower scores) are not listed "
                             f"in 'dropped'; see 'sources'")
-    # g.candidates is the n_history history turns, then the other sources: no pass over every turn.
-    candidates: Counter[str] = Counter({P.HISTORY: n_history} if n_history else {})
-    candidates.update(p.source for p in g.candidates[n_history:])
-    candidates.update(p.source for p in g.tools)
-    selected = Counter(p.source for p in chosen + lay.tools)
-    selected_tokens: Counter[str] = Counter()
-    for p in chosen + lay.tools:
-        selected_tokens[p.source] += p.tokens
-    dropped_n: Counter[str] = Counter({P.HISTORY: len(hist_dropped)} if hist_dropped else {})
-    dropped_n.update(dropped[i][0].source for i in others)
-    stats: dict[str, dict[str, int]] = {}
-    # Sources in the order they were first met (candidates, then selected, then dropped), as before.
-    for source in chain(candidates, selected, dropped_n):
-        if source not in stats:
-            stats[source] = {"candidates": candidates[source], "selected": selected[source],
-                             "dropped": dropped_n[source], "tokens": selected_tokens[source]}
-    res.sources = stats
-    return res
+    return hist_dropped, others

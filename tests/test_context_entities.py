@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from context import build_context
-from context.select.signals import entities
-from context.select import selection as select
-from context.select.signals.entities import entity_spans, lift_entity_facts
+from context.select.signals import stretches
+from context.select import scoring as select
+from context.select.signals.entities import lift_entity_facts
+from context.select.signals.stretches import entity_spans
 
 CHEN = ["我大学同学陈静在腾讯干了好几年了。", "我大学同学陈静推荐我看了一部电影。", "我大学同学陈静的车送去保养了。",
         "周末和我大学同学陈静去爬山了。", "我大学同学陈静说周末要来我家玩。", "我大学同学陈静养了一只猫。",
@@ -85,13 +86,13 @@ def test_gen_joins_two_entities_as_he_does(monkeypatch):
     question = QUESTION.replace("和", "跟")
     lifted = lift_entity_facts(question, [0.5] * len(texts), texts, len(texts))
     assert sorted(texts[i].split("：", 1)[1] for i in lifted) == sorted(FACTS)
-    monkeypatch.setattr(entities, "_CONNECTORS", frozenset())
+    monkeypatch.setattr(stretches, "CONNECTORS", frozenset())
     assert lift_entity_facts(question, [0.5] * len(texts), texts, len(texts)) == []
 
 
 def test_a_long_query_costs_a_bounded_number_of_passes_over_the_history():
     """Each span of the question is a pass over the history: a pasted page must not be one pass per word."""
-    from context.select.signals.entities import MAX_QUESTION_TOKENS, _tokens, entity_spans
+    from context.select.signals.stretches import MAX_QUESTION_TOKENS, entity_spans, question_tokens as _tokens
     page = "我大学同学陈静个子多高？" + "我表妹的爸爸请我吃了顿饭。" * 200
     bodies = ["我表妹的爸爸请我吃了顿饭。"] * 5 + ["我大学同学陈静个子很高。"] * 5
     assert len(_tokens(page)) == MAX_QUESTION_TOKENS

@@ -58,7 +58,7 @@ def test_a_single_character_word_breaks_ties_among_one_persons_turns(monkeypatch
 
 def test_a_question_followed_by_an_aside_is_a_question():
     # "..., what is X? Thanks!" asks about the material: knowledge, not chat (no newest-turn bonus).
-    from context.select.selection import decide_query_type
+    from context.select.profiles import decide_query_type
     query = "Random thought from the bus: what is my coworker Hugo's favorite food? Thanks!"
     assert decide_query_type(query, has_task_state=False, has_tool_results=False, has_sources=True) == "knowledge"
     assert decide_query_type("Thanks, that was all.", has_task_state=False, has_tool_results=False,

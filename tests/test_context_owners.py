@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from context import build_context
-from context.select import selection as select
+from context.select import scoring as select
 from context.select.signals.owners import owned_turns
 
 DAD = ["我表妹的爸爸请我吃了顿饭。", "我表妹的爸爸在字节跳动干了好几年了。", "收到了我表妹的爸爸寄来的快递。",

@@ -131,7 +131,8 @@ def test_a_question_with_an_aside_is_still_answered_by_the_next_speaker():
 
 def _scored(query: str, contents: list[str], roles: list[str]):
     from context import packets as P
-    from context.select.selection import PROFILES, score_packets
+    from context.select.profiles import PROFILES
+    from context.select.scoring import score_packets
     from context.packets import Packet
     hist = [Packet(P.HISTORY, str(i), c, position=i, role=r) for i, (c, r) in enumerate(zip(contents, roles))]
     score_packets(hist, query, PROFILES["knowledge"])
@@ -159,7 +160,7 @@ def test_a_question_naming_one_speaker_prefers_that_speakers_turns(monkeypatch):
     assert min(mel) > max(car)
     # Naming both speakers weighs no one down: the same scores as with the weighting off.
     both = [p.relevance for p in _scored("What did Melanie and Caroline do at pottery class?", contents, roles)]
-    monkeypatch.setattr("context.select.selection.SPEAKER_WEIGHT", 1.0)
+    monkeypatch.setattr("context.select.scoring.SPEAKER_WEIGHT", 1.0)
     unweighted = [p.relevance for p in _scored("What did Melanie and Caroline do at pottery class?", contents, roles)]
     assert both == unweighted
     # Off, the other speaker's turns (which name Melanie too) would not all rank below hers.
@@ -178,7 +179,7 @@ def test_a_speaker_given_as_the_turns_name_counts_as_a_name_prefix_does(monkeypa
                     {"role": "assistant", "name": "Caroline", "content": f"Melanie, pottery class {k}!"}]
 
     def relevance(weight: float) -> tuple[list[float], list[float]]:
-        monkeypatch.setattr("context.select.selection.SPEAKER_WEIGHT", weight)
+        monkeypatch.setattr("context.select.scoring.SPEAKER_WEIGHT", weight)
         res = build_context("What did Melanie do at pottery class?", history=history, max_tokens=4000,
                             reserve_ratio=0, include_notes=False, include_memory=False)
         by_id = {int(s["id"].rsplit("-", 1)[-1]): s["relevance"] for s in res.to_dict()["selected"]
@@ -252,7 +253,7 @@ def test_a_pronoun_turn_matches_the_question_through_the_person_it_refers_to(mon
     hist = _scored(query, contents, ["user"] * len(contents))
     inherited = hist[21].relevance
     assert inherited > max(p.relevance for p in hist[40:])     # above other people's birthplaces
-    monkeypatch.setattr("context.select.selection.ANTECEDENT_WEIGHT", 0.0)
+    monkeypatch.setattr("context.select.scoring.ANTECEDENT_WEIGHT", 0.0)
     hist = _scored(query, contents, ["user"] * len(contents))
     assert hist[21].relevance < max(p.relevance for p in hist[40:])
 
@@ -270,7 +271,7 @@ def test_a_conditional_question_hops_from_its_anchor_turn_to_the_name_it_holds(m
     contents, query = _corgi_log()
     hist = _scored(query, contents, ["user"] * len(contents))
     assert hist[45].relevance > max(p.relevance for p in hist[:12])   # above other friends' turns
-    monkeypatch.setattr("context.select.selection.SECOND_HOP", False)
+    monkeypatch.setattr("context.select.scoring.SECOND_HOP", False)
     hist = _scored(query, contents, ["user"] * len(contents))
     assert hist[45].relevance < max(p.relevance for p in hist[:12])
 
@@ -401,7 +402,7 @@ def _busy_log() -> tuple[list[str], str]:
 def test_a_question_about_one_person_prefers_the_turns_that_name_the_person(monkeypatch):
     contents, query = _busy_log()
     assert set(range(200)) - set(uncovered_turns(query, contents, 200, ["user"] * 200)) == {57, 131, 163}
-    _outranks_only_with(monkeypatch, "context.select.selection.COVERAGE_WEIGHT", 1.0, query, contents, 57,
+    _outranks_only_with(monkeypatch, "context.select.scoring.COVERAGE_WEIGHT", 1.0, query, contents, 57,
                         [10 + 20 * k for k in range(8)])
 
 
@@ -457,8 +458,8 @@ def test_an_aside_no_longer_outvotes_the_two_words_that_matter(monkeypatch):
     contents[140] = "2024年6月13日 周四 18:47，家里：我姐夫建国说想找时间聚一聚。"
     contents[141] = "2024年6月13日 周四 18:49，家里：建国问我周末去不去钓鱼。"
     query = "我在地铁上刷短视频，看到一个挺有意思的，想起来建国哪天过生日？这个我之前肯定说过。"
-    monkeypatch.setattr("context.select.selection.UNTIMED_WEIGHT", 1.0)  # the date of 77 would lift it on its own
-    _outranks_only_with(monkeypatch, "context.select.selection.ASIDE_WEIGHT", 1.0, query, contents, 77,
+    monkeypatch.setattr("context.select.scoring.UNTIMED_WEIGHT", 1.0)  # the date of 77 would lift it on its own
+    _outranks_only_with(monkeypatch, "context.select.scoring.ASIDE_WEIGHT", 1.0, query, contents, 77,
                         [5 + 15 * k for k in range(12)])
 
 
@@ -476,7 +477,7 @@ def test_a_word_that_opens_the_question_is_a_person_only_if_the_log_has_it_own_o
 
 
 def test_two_people_are_compared_only_when_a_word_joins_them():
-    from context.select.signals.entities import _named_pair, _tokens
+    from context.select.signals.stretches import named_pair as _named_pair, question_tokens as _tokens
     toks = _tokens("我堂弟有什么爱好？")           # one person, then what is asked
     assert _named_pair(toks, [(1, 3), (6, 8)]) == []
     toks = _tokens("我堂弟和我表姐谁年纪大？")
@@ -518,11 +519,11 @@ def test_in_a_dialogue_a_question_about_someone_else_prefers_the_turns_that_name
     assert uncovered("What did Aiko bake for the order?", contents, 80, ante, ["Jonah", "Aiko"]) == []
     hist = _scored(query, contents, roles)
     assert hist[11].relevance > max(hist[k].relevance for k in rivals)
-    monkeypatch.setattr("context.select.selection.DIALOGUE_COVERAGE", False)
+    monkeypatch.setattr("context.select.scoring.DIALOGUE_COVERAGE", False)
     off = _scored(query, contents, roles)
     assert off[11].relevance <= max(off[k].relevance for k in rivals)
     # A chat whose speakers are not known (no "Name:" openings): the user, addressed by name, says "I".
     plain = [c.split(": ", 1)[1] for c in contents]
     without = [p.relevance for p in _scored(query, plain, roles)]
-    monkeypatch.setattr("context.select.selection.DIALOGUE_COVERAGE", True)
+    monkeypatch.setattr("context.select.scoring.DIALOGUE_COVERAGE", True)
     assert [p.relevance for p in _scored(query, plain, roles)] == without

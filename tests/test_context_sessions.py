@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from context import packets as P
 from context.packets import Packet
-from context.select.selection import PROFILES, score_packets
+from context.select.profiles import PROFILES
+from context.select.scoring import score_packets
 from context.select.signals.days import SESSION_WEIGHT, lift_by_session
 
 QUESTION = "What name did the garden group choose?"

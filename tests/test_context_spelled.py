@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from context import build_context
-from context.select import selection as select
+from context.select import scoring as select
 from context.select.signals.spelled import implied_terms
 
 FILLER = ["今天下雨了，没出门。", "刚交了这个月的房租。", "电梯坏了，只好爬楼梯。", "在书店待了一下午。",

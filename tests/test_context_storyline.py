@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from context import packets as P
 from context.packets import Packet
-from context.select.selection import PROFILES, score_packets
+from context.select.profiles import PROFILES
+from context.select.scoring import score_packets
 
 
 def _kitty_chat() -> tuple[list[str], list[str], str]:
@@ -31,7 +32,7 @@ def test_a_later_beat_of_the_story_is_found_through_the_anchors_rare_word(monkey
     hist = _scored(query, contents, roles)
     others = [p.relevance for i, p in enumerate(hist) if i not in (10, 40, 41)]
     assert hist[40].relevance > max(others)
-    monkeypatch.setattr("context.select.selection.STORYLINE", False)
+    monkeypatch.setattr("context.select.scoring.STORYLINE", False)
     hist = _scored(query, contents, roles)
     others = [p.relevance for i, p in enumerate(hist) if i not in (10, 40, 41)]
     assert hist[40].relevance <= max(others)

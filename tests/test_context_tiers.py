@@ -115,7 +115,7 @@ def test_tiers_take_no_room_from_whole_turns(max_tokens: int, monkeypatch: pytes
     are the same with tiers or without. Chat and task reserve a share for them when history does not fit:
     the whole turns given up fit in that share."""
     import context.builder as builder
-    from context.select.selection import PROFILES
+    from context.select.profiles import PROFILES
     history = session(500)
     query = "the camping trip and the chess club"
     runs = {}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from context import packets as P
 from context.packets import Packet
-from context.select.selection import PROFILES, score_packets
+from context.select.profiles import PROFILES
+from context.select.scoring import score_packets
 from context.select.signals.when import asks_when, says_when, untimed_turns
 
 
@@ -67,6 +68,6 @@ def test_the_turn_that_tells_the_event_with_its_time_outranks_the_chatter_about_
     query = "When did Mel go to the pottery workshop?"
     hist = _scored(query, contents)
     assert hist[21].relevance > max(hist[k].relevance for k in chatter)
-    monkeypatch.setattr("context.select.selection.UNTIMED_WEIGHT", 1.0)
+    monkeypatch.setattr("context.select.scoring.UNTIMED_WEIGHT", 1.0)
     hist = _scored(query, contents)
     assert hist[21].relevance <= max(hist[k].relevance for k in chatter)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
@@ -30,17 +29,6 @@ HISTORY_ROLES = ("user", "assistant", "system", "tool")
 MAX_HISTORY_TURNS = 20_000
 MAX_INPUT_BYTES = 16 * 1024 * 1024   # all history, documents, tool results, task state, system and tools
 MAX_INPUT_ITEMS = 5_000              # documents, tool results and tools together
-
-
-@dataclass
-class Gathered:
-    """Everything the later stages work on."""
-
-    system: str
-    query: str
-    candidates: list[Packet] = field(default_factory=list)
-    tools: list[Packet] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
 
 
 def parse_timestamp(value: Any, where: str) -> datetime | None:
@@ -111,6 +99,36 @@ def _text(value: Any) -> str:
         return str(value)
 
 
+# The keys each kind of input item takes; any other is refused (ContextError naming the key meant), never
+# ignored. The MCP server's input models take the same keys (a test checks they agree).
+TURN_KEYS = ("role", "content", "timestamp", "id", "name", "tool_call_id")
+TOOL_RESULT_KEYS = ("tool", "content", "result", "id", "timestamp")  # "result": older callers' "content"
+DOCUMENT_KEYS = ("content", "source", "score", "timestamp")
+TOOL_KEYS = ("name", "description", "input_schema", "required")
+_KEY_SYNONYMS = {"text": "content", "body": "content", "output": "content", "title": "source",
+                 "url": "source", "id": "source", "time": "timestamp", "date": "timestamp", "speaker": "name",
+                 "inputSchema": "input_schema", "parameters": "input_schema", "schema": "input_schema"}
+
+
+def refuse_unknown_keys(item: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
+    """ContextError if ``item`` has a key not in ``keys``: the first such key, the one meant when it is
+    clear (a synonym or a close spelling), else the keys ``where`` takes."""
+    allowed = frozenset(keys)
+    if item.keys() <= allowed:
+        return
+    import difflib
+    unknown = sorted(str(k) for k in item if k not in allowed)
+    key = unknown[0]
+    meant = _KEY_SYNONYMS.get(key)
+    if meant not in allowed:
+        close = difflib.get_close_matches(key.lower(), list(keys) + [s for s, t in _KEY_SYNONYMS.items()
+                                                                       if t in allowed], n=1, cutoff=0.7)
+        meant = _KEY_SYNONYMS.get(close[0], close[0]) if close else None
+    more = f" (and {', '.join(map(repr, unknown[1:]))})" if len(unknown) > 1 else ""
+    hint = f"did you mean {meant!r}?" if meant else f"{where} takes {', '.join(keys)}"
+    raise ContextError(f"unknown key {key!r} in {where}{more}: {hint}")
+
+
 def gather_history(history: list[dict[str, Any]] | None) -> list[Packet]:
     """One packet per turn, oldest first; ``position`` keeps the original order."""
     return gather_history_cached(history).packets
@@ -126,6 +144,14 @@ def gather_history_cached(history: list[dict[str, Any]] | None) -> CachedHistory
     if len(history) > MAX_HISTORY_TURNS:
         raise ContextError(f"history has {len(history):,} turns; at most {MAX_HISTORY_TURNS:,} are accepted "
                            f"per call: pass the most recent ones (and a summary of the rest as task_state)")
+    try:  # every key of every turn in one pass (0.4 ms for 10k turns), each turn only when one is unknown
+        keys_ok = set().union(*history) <= _TURN_KEY_SET
+    except TypeError:  # a turn that is not a dict: refused with its position when its packet is built
+        keys_ok = False
+    if not keys_ok:
+        for i, turn in enumerate(history):
+            if isinstance(turn, dict):
+                refuse_unknown_keys(turn, TURN_KEYS, f"history[{i}]")
     # One role (a log, a notebook), or every turn naming its speaker, each name in one role (a transcript):
     # HISTORY_CACHE turns show_role off, a role on every line says nothing.
     # A bypassed build (the reference tests compare with) makes every packet anew.
@@ -133,6 +159,7 @@ def gather_history_cached(history: list[dict[str, Any]] | None) -> CachedHistory
 
 
 _TURN_KEYS = ("content", "role", "timestamp", "id", "name", "tool_call_id")
+_TURN_KEY_SET = frozenset(TURN_KEYS)
 # Packets of turns by their values, whatever their position: an agent that keeps a sliding window of the
 # last N turns sends a history no earlier history is a prefix of (the turn cache's reuse), yet every turn
 # but the newest was seen. Only str/None values (``1 == 1.0 == True`` would let different ids match).
@@ -199,6 +226,7 @@ def gather_tool_results(tool_results: list[dict[str, Any]] | None) -> list[Packe
         if not isinstance(item, dict) or item.get(key) is None:
             raise ContextError(f"tool_results[{i}] must be an object {{tool, content, id?, timestamp?}} "
                                f"with the tool's output in 'content'")
+        refuse_unknown_keys(item, TOOL_RESULT_KEYS, f"tool_results[{i}]")
         tool = str(item.get("tool") or "tool")
         out.append(Packet(source=P.TOOL_RESULT, id=str(item.get("id") or f"{tool}-{i}"),
                           content=_text(item[key]), label=tool, position=i,
@@ -215,6 +243,7 @@ def gather_documents(documents: list[dict[str, Any]] | None) -> list[Packet]:
             doc = {"content": doc}
         if not isinstance(doc, dict) or not str(doc.get("content") or "").strip():
             raise ContextError(f"documents[{i}] must be a dict with a non-empty 'content' (and optional source, score)")
+        refuse_unknown_keys(doc, DOCUMENT_KEYS, f"documents[{i}]")
         score = doc.get("score")
         if score is not None and not isinstance(score, (int, float)):
             raise ContextError(f"documents[{i}].score must be a number, got {score!r}")
@@ -245,6 +274,7 @@ def gather_tools(tools: list[dict[str, Any]] | None) -> list[Packet]:
     for i, tool in enumerate(tools):
         if not isinstance(tool, dict) or not tool.get("name"):
             raise ContextError(f"tools[{i}] must be a dict with 'name', 'description', 'input_schema'")
+        refuse_unknown_keys(tool, TOOL_KEYS, f"tools[{i}]")
         schema = {"name": tool["name"], "description": tool.get("description", ""),
                   "input_schema": tool.get("input_schema") or {"type": "object"}}
         out.append(Packet(source=P.TOOL, id=str(tool["name"]), content=json.dumps(schema, ensure_ascii=False),

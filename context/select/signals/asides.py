@@ -21,7 +21,7 @@ import re
 from notes_store.analysis.analyzer import index_terms, is_cjk, query_terms
 
 from .cues import ASKS
-from .entities import JOINING_WORDS
+from .stretches import JOINING_WORDS
 from .links import REFERS_BACK
 from ..relevance import terms_of_query
 
@@ -30,7 +30,7 @@ ASIDE_WEIGHT = 0.4
 _MARK = re.compile(r"[?？]")
 # "." is left out: "St. Louis", "Dr. Chen" (an English aside ends with a comma or another "?").
 _CLAUSE_MARK = re.compile(r"[,，;；:：。!！]")
-# The words that join a comparison's two people (context.select.signals.entities), and "between" / "vs" that open one.
+# The words that join a comparison's two people (context.select.signals.stretches), and "between" / "vs" that open one.
 _JOINS = re.compile("|".join(sorted(re.escape(w) if is_cjk(w) else rf"\b{w}\b"
                                     for w in (*JOINING_WORDS, "between", "vs", "versus"))), re.IGNORECASE)
 

@@ -6,7 +6,7 @@
 turns: a turn that does not name the person counts COVERAGE_WEIGHT as much.
 
 From the text alone: the person is the first stretch the history holds word for word (see
-context.select.signals.entities) of the clause that asks, by its shortest tail that names it, when at most MAX_SHARE
+context.select.signals.stretches) of the clause that asks, by its shortest tail that names it, when at most MAX_SHARE
 of the turns hold that tail (a word in every other turn names no one in particular); a comparison's
 two people are both covered. A turn that refers back to a turn naming the person ("He is 5 foot 5.")
 names the person too. In a conversation of several speakers a speaker is never that person: their own
@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .entities import _POSSESSIVES, _function, _holds, _join, _named_pair, _names, _tokens, entity_spans
 from .links import REFERS_BACK
-from .stamps import body_of
+from .stretches import POSSESSIVES, Statements, holds, is_function, join_tokens, named_pair, names_of, question_tokens, \
+    statements
 from notes_store.analysis.analyzer import QUESTION_TERMS, is_cjk
 
 # A turn that does not name the question's person counts this much. 0.5 (dev, 1k/2k/4k, before the prefix
@@ -54,7 +54,7 @@ def _trim(toks: list[str], span: tuple[int, int], names: set[str]) -> tuple[int,
         a += 1
     while b > a and toks[b - 1] in QUESTION_TERMS:
         b -= 1
-    if b - a == 1 and (a, b) != span and not (toks[a] in names or (a > 0 and toks[a - 1] in _POSSESSIVES)):
+    if b - a == 1 and (a, b) != span and not (toks[a] in names or (a > 0 and toks[a - 1] in POSSESSIVES)):
         return None
     return (a, b) if a < b else None
 
@@ -62,7 +62,7 @@ def _trim(toks: list[str], span: tuple[int, int], names: set[str]) -> tuple[int,
 def _people(toks: list[str], spans: list[tuple[int, int]], names: set[str]) -> list[tuple[int, int]]:
     """The spans naming whom the question asks of: a comparison's two, else the asking clause's first."""
     spans = [t for s in spans if (t := _trim(toks, s, names)) is not None]
-    pair = _named_pair(toks, spans)  # "Between my barber and Felix, who is taller?": before the asking clause
+    pair = named_pair(toks, spans)  # "Between my barber and Felix, who is taller?": before the asking clause
     if pair:
         return pair
     start, end = _asking_clause(toks)
@@ -83,8 +83,8 @@ def _names_someone(toks: list[str], start: int, span: tuple[int, int], names: se
     "my uncle"). "空闲时间" of "何哥空闲时间喜欢干嘛？", when 何哥 is too rare to be a stretch, is not."""
     a, b = span
     if is_cjk(toks[a][0]):
-        return all(_function(t) for t in toks[start:a])
-    return (a > 0 and toks[a - 1] in _POSSESSIVES) or any(t in names for t in toks[a:b])
+        return all(is_function(t) for t in toks[start:a])
+    return (a > 0 and toks[a - 1] in POSSESSIVES) or any(t in names for t in toks[a:b])
 
 
 # What follows a person in the history's statements: they own things and they say things.
@@ -103,28 +103,30 @@ def _holders(toks: list[str], a: int, b: int, bodies: Sequence[str], most: float
     """The turns holding the shortest tail of toks[a:b] that at most ``most`` turns hold (a word, or two
     CJK characters at least: "袁野" of "叔叔袁野", "andre" of "coworker andre"); [] when none does."""
     for start in range(b - 1, a - 1, -1):
-        tail = _join(toks[start:b])
+        tail = join_tokens(toks[start:b])
         if len(tail) < 2:
             continue
-        holders = [i for i, x in enumerate(bodies) if _holds(x, tail)]
+        holders = [i for i, x in enumerate(bodies) if holds(x, tail)]
         if len(holders) <= most:
             return holders
     return []
 
 
 def uncovered_turns(query: str, texts: Sequence[str], history: int, ante: Sequence[int],
-                    speakers: Sequence[str] = ()) -> list[int]:
+                    speakers: Sequence[str] = (), *, turns: Statements | None = None) -> list[int]:
     """History turns (of the first ``history`` texts) that do not name the person the question asks of;
     ``ante``: links.antecedents of those turns (a pronoun turn names whom its antecedent names);
-    ``speakers``: the names of a conversation's speakers, whose turns say "I", not their name."""
+    ``speakers``: the names of a conversation's speakers, whose turns say "I", not their name;
+    ``turns``: the statements of those texts, when the caller read them already."""
     if history < 20:
         return []
-    bodies = [body_of(t).lower() for t in texts[:history]]
-    toks = [re.sub(r"['’]s$", "", t) for t in _tokens(query)]
-    spans = entity_spans(query, bodies)
+    turns = statements(texts, history, turns)
+    bodies = turns.bodies
+    toks = [re.sub(r"['’]s$", "", t) for t in question_tokens(query)]
+    spans = turns.spans(query)
     if not spans:
         return []
-    chosen = _people(toks, spans, _names(query))
+    chosen = _people(toks, spans, names_of(query))
     held: set[int] = set()
     most = MAX_SHARE * history
     said_by = {w.lower() for s in speakers for w in s.split()}
@@ -132,7 +134,7 @@ def uncovered_turns(query: str, texts: Sequence[str], history: int, ante: Sequen
         if said_by & set(toks[a:b]):
             return []
         holders = _holders(toks, a, b, bodies, most)
-        if not holders or not _is_someone(_join(toks[a:b]), bodies, holders):
+        if not holders or not _is_someone(join_tokens(toks[a:b]), bodies, holders):
             return []
         held.update(holders)
     if not held:

@@ -13,13 +13,13 @@ speaker's name, a place of a story or a title, and the hop picked the wrong link
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from notes_store.analysis.analyzer import index_terms, is_cjk, query_terms, stem_word
 
 from ..relevance import scorer_for
 from .stamps import body_of
+from .stretches import CAPITALISED
 
 # The share of the anchor's relevance a turn holding one of its names gains.
 HOP_WEIGHT = 0.2
@@ -29,8 +29,6 @@ ANCHOR_MARGIN = 0.8
 # A linking name is held by the anchor and at least one other turn, and by at most this share of the turns.
 MAX_LINK_SHARE = 0.05
 
-_CAPITALISED = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b([A-Z][a-z]+)\b")
-
 
 def link_terms(anchor_text: str, query: str) -> list[str]:
     """Terms of the anchor that may name an entity the question does not: stems of capitalised words
@@ -39,7 +37,7 @@ def link_terms(anchor_text: str, query: str) -> list[str]:
     qterms = set(query_terms(query)) | set(index_terms(query))
     qchars = {c for c in query if is_cjk(c)}
     out: list[str] = []
-    for w in _CAPITALISED.findall(body):
+    for w in CAPITALISED.findall(body):
         st = stem_word(w.lower())
         if st not in qterms:
             out.append(st)

@@ -7,13 +7,13 @@ nothing else with the question.
 
 From the text alone, with the possessive as the only word of grammar ("的", "'s"):
 - the question's people are the tails of its stretches the history holds word for word (see
-  context.select.signals.entities: the last two CJK characters, or the last English word, "表妹", "陈静", "niece");
+  context.select.signals.stretches: the last two CJK characters, or the last English word, "表妹", "陈静", "niece");
   one the question itself follows by a possessive ("表妹的爸爸", "陈静的生日") is left alone;
 - an owned one is "X的Y" / "X's Y" with the same Y (two CJK characters, or a word) in at least
   MIN_OWNED turns and at least OWNED_SHARE of the turns holding X, and Y none of the question's words:
   a person the history keeps coming back to (an attribute is worded differently each time: "陈静的车是",
   "陈静的车送去"); a function character in Y ("喜欢的菜是") is not a person either;
-- a turn that names X only as that owner counts OWNED_WEIGHT (select) as much.
+- a turn that names X only as that owner counts OWNED_WEIGHT (scoring) as much.
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ from collections.abc import Sequence
 
 from notes_store.analysis.analyzer import _CJK_FUNCTION_CHARS, is_cjk
 
-from .entities import _holds, _tokens, entity_spans
-from .stamps import body_of
+from .stretches import Statements, holds, question_tokens, statements
 from ..relevance import terms_of
 
 # "X的Y" names an owned person when at least this many turns hold it with the same Y ...
@@ -37,11 +36,11 @@ _OWNED_CJK = "的"
 _OWNED_EN = re.compile(r"(?:'s|’s)\s+([a-z]+)")
 
 
-def _tails(query: str, bodies: Sequence[str]) -> list[str]:
+def _tails(query: str, turns: Statements) -> list[str]:
     """The people the question names: each stretch's last two CJK characters or last English word."""
-    toks = _tokens(query)
+    toks = question_tokens(query)
     out: list[str] = []
-    for a, b in entity_spans(query, bodies):
+    for a, b in turns.spans(query):
         last = toks[b - 1]
         if is_cjk(last[0]):
             if b - a < 2 or not is_cjk(toks[b - 2][0]):
@@ -77,16 +76,19 @@ def _owned_after(body: str, x: str) -> list[str]:
     return out
 
 
-def owned_turns(query: str, texts: Sequence[str], history: int) -> list[int]:
+def owned_turns(query: str, texts: Sequence[str], history: int, *,
+                turns: Statements | None = None) -> list[int]:
     """History turns (of the first ``history`` texts) that name one of the question's people only as
-    the owner of someone else the history keeps naming (see the module)."""
+    the owner of someone else the history keeps naming (see the module). ``turns``: the statements of
+    those texts, when the caller read them already."""
     if history < 20:
         return []
-    bodies = [body_of(t).lower() for t in texts[:history]]
+    turns = statements(texts, history, turns)
+    bodies = turns.bodies
     qterms = set(terms_of(query))
     found: set[int] = set()
-    for x in _tails(query, bodies):
-        holders = [i for i, b in enumerate(bodies) if _holds(b, x)]
+    for x in _tails(query, turns):
+        holders = [i for i, b in enumerate(bodies) if holds(b, x)]
         if not holders:
             continue
         after = {i: _owned_after(bodies[i], x) for i in holders}
