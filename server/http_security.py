@@ -9,7 +9,8 @@ Three ASGI layers, outermost first (``harden`` stacks them):
    unauthenticated request is refused before a byte of its body is read.
 3. ``BodyBudgetMiddleware``: reads the body itself, bounded per request, across all requests in flight,
    and in time, so stalled uploads cannot grow the server's memory without limit.
-4. ``SessionLimitMessage``: the SDK's bare "Too many open sessions" (503) says which limit and how to change it.
+4. ``SessionLimitMessage``: the SDK's bare "Too many open sessions" (503) says which limit and how to change it,
+   and its 400 for a body that is not a JSON-RPC message says what is wrong in our words.
 5. ``CancelOnDisconnectMiddleware``: a client that hangs up before its answer has its request cancelled, as
    if it had sent ``notifications/cancelled``, so abandoned work (a long ``build_context``) stops.
 """
@@ -492,9 +493,12 @@ async def _disconnected() -> dict[str, Any]:
 
 
 class SessionLimitMessage:
-    """Name the limit in the SDK's 503 for a full session table, so an operator knows what to change."""
+    """The SDK's bare error texts rewritten in our words: the 503 for a full session table names the limit
+    and how to change it; the 400 for a body that is not JSON or not a JSON-RPC message says what is wrong
+    with it, instead of the parser's raw text (and a link to pydantic's documentation)."""
 
     BARE = b"Too many open sessions"
+    BAD_REQUEST = (b"Validation error:", b"Parse error:")
 
     def __init__(self, app: ASGIApp, limits: HttpLimits) -> None:
         self.app = app
@@ -503,23 +507,38 @@ class SessionLimitMessage:
                         "(--session-idle-timeout); retry later, or run the server with --stateless")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or _header(scope, b"mcp-session-id"):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        session_limit = not _header(scope, b"mcp-session-id")
         held: dict[str, Any] | None = None
+        chunks: list[bytes] = []  # the request body (already bounded by BodyBudgetMiddleware)
+
+        async def keeping_receive() -> dict[str, Any]:
+            message = await receive()
+            if message.get("type") == "http.request":
+                chunks.append(message.get("body", b""))
+            return message
 
         async def rewriting_send(message: dict[str, Any]) -> None:
             nonlocal held
-            if message["type"] == "http.response.start" and message.get("status") == 503:
-                held = message  # wait for the body: only the session-table refusal is rewritten
+            if message["type"] == "http.response.start" and (message.get("status") == 400 or (
+                    session_limit and message.get("status") == 503)):
+                held = message  # wait for the body: only the texts above are rewritten
                 return
             if held is not None and message["type"] == "http.response.body":
                 start, held = held, None
                 body = message.get("body", b"")
-                if self.BARE in body and not message.get("more_body", False):
+                new: str | None = None
+                if not message.get("more_body", False):
+                    if start.get("status") == 503 and self.BARE in body:
+                        new = self.message
+                    elif start.get("status") == 400 and any(b in body for b in self.BAD_REQUEST):
+                        new = request_problem(b"".join(chunks))
+                if new is not None:
                     try:
                         data = json.loads(body)
-                        data["error"]["message"] = self.message
+                        data["error"]["message"] = new
                         body = json.dumps(data).encode()
                     except (ValueError, KeyError, TypeError):
                         pass
@@ -529,7 +548,39 @@ class SessionLimitMessage:
                 await send(start)
             await send(message)
 
-        await self.app(scope, receive, rewriting_send)
+        await self.app(scope, keeping_receive, rewriting_send)
+
+
+def request_problem(body: bytes) -> str:
+    """What is wrong with a request body the MCP endpoint refused, in our words."""
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
+        return f"the request body is not valid JSON{where}: send one JSON-RPC 2.0 message (or a batch)"
+    messages = data if isinstance(data, list) else [data]
+    for i, msg in enumerate(messages):
+        at = f"message {i}: " if isinstance(data, list) else ""
+        if not isinstance(msg, dict):
+            return f"{at}a JSON-RPC message must be an object; got {type(msg).__name__}"
+        if msg.get("jsonrpc") != "2.0":
+            return f"{at}'jsonrpc' must be \"2.0\"; got {json.dumps(msg.get('jsonrpc'))}"
+        if "method" in msg and not isinstance(msg["method"], str):
+            return f"{at}'method' must be a string; got {json.dumps(msg['method'])[:60]}"
+        if "id" in msg and (isinstance(msg["id"], bool) or not isinstance(msg["id"], (str, int))):
+            return f"{at}'id' must be a string or a whole number; got {json.dumps(msg['id'])[:60]}"
+        if "params" in msg and not isinstance(msg["params"], dict):
+            return f"{at}'params' must be an object; got {json.dumps(msg['params'])[:60]}"
+        known = {"jsonrpc", "id", "method", "params", "result", "error"}
+        extra = sorted(set(msg) - known)
+        if extra:
+            return f"{at}unknown key(s) {', '.join(map(repr, extra))}: a JSON-RPC message takes " \
+                   f"{', '.join(sorted(known))}"
+        if "method" not in msg and "result" not in msg and "error" not in msg:
+            return f"{at}not a JSON-RPC request, notification or response: it needs a 'method' (requests and " \
+                   "notifications) or a 'result' or 'error' (responses)"
+    return ("not a valid JSON-RPC 2.0 message: a request is {\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": "
+            "\"...\", \"params\": {...}}")
 
 
 def _replaying(first: dict[str, Any], receive: Receive) -> Receive:

@@ -663,7 +663,7 @@ def test_system_instructions_and_tools_count_towards_the_input_limit_and_items_a
     tool = {"name": "big", "description": half, "input_schema": {"type": "object"}}
     with pytest.raises(ContextError, match="more than 16 MiB"):
         build_context("q", documents=[{"content": half}], tools=[tool], include_notes=False, include_memory=False)
-    docs = [{"id": f"d{i}", "content": f"document {i}"} for i in range(MAX_INPUT_ITEMS + 1)]
+    docs = [{"source": f"d{i}", "content": f"document {i}"} for i in range(MAX_INPUT_ITEMS + 1)]
     with pytest.raises(ContextError, match=r"5,001 documents, tool results and tools in one call"):
         build_context("q", documents=docs, include_notes=False, include_memory=False)
     # At the limit: built, and 'dropped' lists the best MAX_DROPPED_OTHER_ROWS, the rest counted.

@@ -62,9 +62,39 @@ def _print_json(data: Any) -> None:
     sys.stdout.write("\n")
 
 
+def _refuse_unknown(parser: argparse.ArgumentParser, args: argparse.Namespace, extras: list[str]) -> None:
+    """Exit with a usage error naming each unknown option or argument and, where it is clear, the option
+    meant (from the command's own options: ``--limt`` → ``--limit``); nothing is run."""
+    import difflib
+    command = parser
+    while True:  # the (sub)command that was parsed: its options are the ones the caller meant
+        sub = next((a for a in command._actions if isinstance(a, argparse._SubParsersAction)), None)
+        chosen = getattr(args, sub.dest, None) if sub is not None and sub.dest != argparse.SUPPRESS else None
+        if sub is None or chosen not in sub.choices:
+            break
+        command = sub.choices[chosen]
+    options = [o for a in command._actions + parser._actions for o in a.option_strings if o.startswith("--")]
+    problems = []
+    value_of_unknown = False  # the word after an unknown option is taken as its value, not reported again
+    for extra in extras:
+        if not extra.startswith("-"):
+            if not value_of_unknown:
+                problems.append(f"unexpected argument {extra!r}")
+            value_of_unknown = False
+            continue
+        value_of_unknown = "=" not in extra
+        name = extra.split("=", 1)[0]
+        wanted = "--" + name.lstrip("-").replace("_", "-")
+        meant = wanted if wanted in options else next(iter(difflib.get_close_matches(wanted, options, 1, 0.7)), None)
+        problems.append(f"unknown option {name!r}" + (f": did you mean {meant!r}?" if meant else ""))
+    command.error("; ".join(problems) + f" (see {command.prog} --help)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _refuse_unknown(parser, args, extras)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="ctxnotes: %(message)s")
     from notes_store.errors import StoreError  # here, not at import: keeps `ctxnotes serve` start-up light

@@ -46,7 +46,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "revision": ("expected_revision",), "if_revision": ("expected_revision",), "dryrun": ("dry_run",),
     "preview": ("dry_run",), "ttl": ("ttl_minutes",), "result": ("content",), "output": ("content",),
     "parameters": ("input_schema",), "schema": ("input_schema",), "title": ("source",), "url": ("source",),
-    "time": ("timestamp",), "date": ("timestamp",), "created_at": ("timestamp",), "speaker": ("name", "role"),
+    "id": ("source",), "time": ("timestamp",), "date": ("timestamp",), "created_at": ("timestamp",), "speaker": ("name", "role"),
 }
 MAX_PROBLEMS = 6        # lines of one refusal
 VALUE_CHARS = 60        # characters of a given value quoted back
@@ -75,7 +75,7 @@ def strict(tool: Tool) -> Tool:
     if isinstance(tool, StrictArguments):
         return tool
     base = tool.fn_metadata.arg_model
-    config = ConfigDict(**{**base.model_config, "extra": "forbid"})  # type: ignore[typeddict-item]
+    config = ConfigDict(**{**base.model_config, "extra": "forbid"})
 
     class Checked(base):  # type: ignore[valid-type,misc]
         model_config = config
@@ -271,7 +271,10 @@ def _problem(err: Any, root: type[BaseModel]) -> tuple[str, str]:
               "less_than_equal": ("at most", "le"), "less_than": ("less than", "lt")}
     if kind in bounds:
         word, key = bounds[kind]
-        return path, f"must be {word} {ctx.get(key)}{got}"
+        bound = ctx.get(key)
+        if isinstance(bound, float) and bound.is_integer():
+            bound = int(bound)
+        return path, f"must be {word} {bound}{got}"
     if kind in ("too_short", "string_too_short"):
         unit = "character(s)" if kind.startswith("string") else "item(s)"
         return path, f"must have at least {ctx.get('min_length')} {unit}{got}"
