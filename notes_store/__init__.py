@@ -9,6 +9,7 @@
 Layout (each subpackage's docstring says what it owns and may import; arrows point down):
 
     workspace, notes, memory/, sessions, doctor   the stores, with ``Workspace`` at the top
+    reads, writes, listeners   the workspace's search path, its writers' lock hold, who hears of writes
     sync/        folder watching (inotify, scans) and Git
     index/       the search engine: protocol, Whoosh backend, ranking, catalogue, completion
     files/       Markdown item files: front matter, safe reads, durable writes, the lock

@@ -382,7 +382,7 @@ def apply_git_policy(root: Path) -> bool:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        from .workspace import GITIGNORE  # the file a workspace starts with: keep the index ignored too
+        from .files.layout import GITIGNORE  # the file a workspace starts with: keep the index ignored too
         text = GITIGNORE
     except (OSError, UnicodeDecodeError):
         return False  # a .gitignore we cannot read is the user's business; never overwrite it

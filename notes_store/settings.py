@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 
-from .errors import InvalidInput
+from .errors import InvalidInput, StorageError
 
 log = logging.getLogger("ctxnotes.settings")
 
@@ -37,6 +37,21 @@ def parse_bool(value: Any) -> bool | None:
     if text in ("0", "false", "no", "off", ""):
         return False
     return None
+
+
+def env_bytes(name: str, default: int) -> int:
+    """A positive number of bytes from environment variable ``name`` (unset or blank: ``default``); the
+    workspace's own read of ``CTXNOTES_MAX_CONTENT_BYTES`` when no setting was passed."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        number = int(value)
+        if number <= 0:
+            raise ValueError
+    except ValueError:
+        raise StorageError(f"{name}={value!r} must be a positive whole number of bytes") from None
+    return number
 
 
 def _to_bool(value: Any, name: str) -> bool:

@@ -7,8 +7,9 @@
 - ``catalogue.Catalogue`` holds a row per file for listings, saved to ``.index/catalogue``;
 - ``index.live.LiveIndex``: a ``write_batch.WriteBatch`` makes writes searchable at once and commits them
   in the background to a ``backend.SearchBackend`` (``whoosh_backend.WhooshBackend``), which ranks documents;
-- ``files.group_commit.GroupCommit`` lands concurrent writes in one hold of the locks, and
-  ``listeners.Listeners`` tells Git auto-commit and change listeners about them.
+- ``writes.WriteHold`` holds the locks for a write and registers it, ``files.group_commit.GroupCommit``
+  lands concurrent writes in one hold, and ``listeners.Listeners`` tells Git auto-commit and others;
+- ``reads.Reads`` answers searches (and ``quick_reads``); ``sync.saved_catalogue`` opens and saves.
 
 Locks: writers hold ``_mutex`` (this process) and ``lock`` (every process, the file
 ``<workspace>/.ctxnotes.lock``) for the file write and the catalogue update only. The engine
@@ -24,8 +25,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -38,52 +38,22 @@ from .index.backend import Filters, IndexEntry, SearchBackend
 from .index.catalogue import Catalogue, Entry
 from .index.live import LiveIndex
 from .listeners import ChangeListener, Listeners, WriteEvent, WriteListener
+from .reads import QUICK_MAX_TERMS, RankedRows, Reads
+from .settings import DEFAULT_MAX_CONTENT_BYTES, env_bytes
+from .sync import saved_catalogue
 from .sync.folders import FolderSync, Problem
 from .sync.inotify import FolderWatcher
-from .sync import saved_catalogue
 from .sync.refresh import Collection, FolderRefresh
+from .writes import WriteHold
 
 __all__ = ["Workspace", "WouldBlock", "Collection", "Entry", "Catalogue", "Problem", "WriteEvent", "WriteListener",
-           "ChangeListener", "RankedRows", "GITIGNORE", "INDEX_DIR", "LOCK_FILE"]
+           "ChangeListener", "RankedRows", "GITIGNORE", "INDEX_DIR", "LOCK_FILE", "QUICK_MAX_TERMS"]
 
 log = logging.getLogger("ctxnotes.workspace")
 
-DEFAULT_MAX_CONTENT_BYTES = 1 << 20
-BACKLOG_WAIT_S = 30.0            # seconds a writer waits for the index to catch up before it is told to retry
-# ``quick_reads`` (a server's event loop) runs a search only if it is short and the searcher is free: a
-# query of many terms can take tens of ms at 100k notes, and the loop serves every other client meanwhile.
-QUICK_MAX_TERMS = 32
-
-
-@dataclass
-class RankedRows:
-    """Catalogue rows for a query, best first; ``total`` may be a lower bound (see ``backend.Hits``)."""
-
-    rows: list[tuple[Entry, float]]
-    total: int
-    total_is_lower_bound: bool = False
-
+BACKLOG_WAIT_S = 30.0  # seconds a writer waits for the index to catch up before it is told to retry
 
 T = TypeVar("T")
-
-
-class _QuickReads(threading.local):
-    """Per thread: inside ``Workspace.quick_reads`` (an event loop that must not wait)."""
-
-    on = False
-
-
-def _env_int(name: str, default: int) -> int:
-    value = os.environ.get(name, "").strip()
-    if not value:
-        return default
-    try:
-        number = int(value)
-        if number <= 0:
-            raise ValueError
-    except ValueError:
-        raise StorageError(f"{name}={value!r} must be a positive whole number of bytes") from None
-    return number
 
 
 class Workspace:
@@ -95,8 +65,8 @@ class Workspace:
         self.root = Path(root).expanduser().resolve()
         self.collections = {c.kind: c for c in collections}
         self.rescan_interval = rescan_interval
-        self.max_content_bytes = max_content_bytes or _env_int("CTXNOTES_MAX_CONTENT_BYTES",
-                                                               DEFAULT_MAX_CONTENT_BYTES)
+        self.max_content_bytes = max_content_bytes or env_bytes("CTXNOTES_MAX_CONTENT_BYTES",
+                                                                DEFAULT_MAX_CONTENT_BYTES)
         self.clock = clock
         self.index_dir = self.root / INDEX_DIR
         self.lock = WorkspaceLock(self.root / LOCK_FILE)
@@ -114,20 +84,16 @@ class Workspace:
         self._sync = FolderSync(self.root, {k: c.folder_name for k, c in self.collections.items()},
                                 self.index_dir / "changes")
         self._refresh = FolderRefresh(self)
+        self._writes = WriteHold(self)
         self._groups = GroupCommit(self.writing, self._pending_warnings)
         self._mutex = threading.RLock()        # writers (and whatever changes the catalogue) in this process
         self._seen_changes: bytes | None = None
         self._stamps: dict[str, int] = {}
         self._scan_before_reading = False
-        self._last_write = 0.0
         self._saved_version = -1
-        self._write_depth = 0
-        self._writer: int | None = None  # the thread inside ``writing()``
-        self._wrote = False
-        self._clean = False
-        self._changes: dict[str, str] = {}  # what this write (or reconcile) changed, for change listeners
         self._temp_sweep_due = False  # temp files left to delete (see ``saved_catalogue.load``)
-        self._quick = _QuickReads()  # ``quick_reads``: this thread must not wait (an event loop)
+        self._reader = Reads(self)
+        self._quick = self._reader.quick  # ``quick_reads``: this thread must not wait (an event loop)
         self._open()
 
     # -- layout --------------------------------------------------------------
@@ -166,6 +132,10 @@ class Workspace:
         return self._live.rebuilds
 
     @property
+    def _write_depth(self) -> int:  # nested holds of ``writing()`` by the writing thread
+        return self._writes.depth
+
+    @property
     def _group(self) -> list[Any]:  # writes waiting for ``write_group``'s leader
         return self._groups.queue
 
@@ -176,16 +146,8 @@ class Workspace:
     def _open(self) -> None:
         ensure_layout(self.root, [coll.folder_name for coll in self.collections.values()])
         self._sync.start()  # before the first look at the files: nothing changing after it is missed
-        fresh = False
         with self._mutex, self.lock.hold():
-            if not self._index.open():
-                saved_catalogue.sweep_temp_files(self)
-                folder = self.index_dir / "whoosh"
-                empty = not folder.exists() or not any(folder.iterdir())
-                self._refresh.rebuild_locked("no index yet" if empty else "no usable index found", quiet=empty)
-                fresh = True
-            else:
-                fresh = saved_catalogue.load(self)
+            fresh = saved_catalogue.open_index(self)
         self._batch.start()
         if not fresh:
             self.refresh(force=True)
@@ -196,8 +158,7 @@ class Workspace:
         saved_catalogue.save(self)
 
     # -- writes from the stores ------------------------------------------------
-    @contextlib.contextmanager
-    def writing(self) -> Iterator[None]:
+    def writing(self) -> contextlib.AbstractContextManager[None]:
         """Hold the workspace for a write: this process's mutex, then the inter-process lock.
 
         On the way out, tell other processes that something changed (the change token) and, when
@@ -209,36 +170,7 @@ class Workspace:
         are released (still before the write is acknowledged): every system call made with the
         locks held may wait for the GIL while the other writers queue.
         """
-        self._wait_for_index()
-        changes: dict[str, str] = {}
-        bump_after = False
-        with self._mutex, self.lock.hold():
-            self._write_depth += 1
-            if self._write_depth == 1:
-                self._writer = threading.get_ident()
-                self._wrote = False
-                self._clean = (self._sync.watcher is None and self._sync.read_token() == self._seen_changes
-                               and self._sync.stamps() == self._stamps)
-            try:
-                yield
-            finally:
-                self._write_depth -= 1
-                if self._write_depth == 0:
-                    self._writer = None
-                    if self._wrote:
-                        self._last_write = time.monotonic()
-                        if self._sync.watcher is not None:
-                            bump_after = True
-                        else:
-                            token = self._sync.bump_token()
-                            if self._clean and token is not None:
-                                self._seen_changes = token
-                                self._stamps = self._sync.stamps() or self._stamps
-                    changes, self._changes = self._changes, {}
-        if bump_after:
-            self._sync.bump_token()
-        if changes:
-            self._listeners.tell_changes(changes)
+        return self._writes.hold()
 
     def write_group(self, apply: GroupApply[T]) -> T:
         """Run one write under ``writing()`` together with the writes other threads queued meanwhile.
@@ -256,7 +188,7 @@ class Workspace:
         change token and one folder fsync for a group make that wait once per group, not once per write.
         """
         # Already inside writing() (a nested write): no queue.
-        return self._groups.run(apply, nested=self._writer == threading.get_ident())
+        return self._groups.run(apply, nested=self._writes.writer == threading.get_ident())
 
 
     def record_write(self, entry: IndexEntry, st: os.stat_result, lazy: bool = False) -> Entry:
@@ -267,29 +199,11 @@ class Workspace:
         file is on disk and reopening indexes it. ``lazy`` writes (bookkeeping that changes no
         indexed text) wait for the next real commit and are not reported to change listeners.
         """
-        with self._mutex:
-            row = Entry(entry.key, entry.kind, self.root, st.st_mtime_ns, st.st_size, entry.meta)
-            action = "update" if entry.key in self.catalogue else "create"
-            self.catalogue[entry.key] = row
-            self.problems.pop(entry.key, None)
-            self._batch.put(entry, lazy=lazy)
-            self._wrote = True
-            if not lazy:
-                self._changes[entry.key] = action + "d"
-        self._listeners.notify(WriteEvent(action, entry.kind, row.id, str(entry.meta.get("title") or entry.title), row.path))
-        return row
+        return self._writes.record_write(entry, st, lazy)
 
     def record_delete(self, key: str) -> None:
         """Register a file a store has just deleted (caller holds ``writing()``)."""
-        with self._mutex:
-            old = self.catalogue.pop(key, None)
-            self.problems.pop(key, None)
-            self._batch.delete(key)
-            self._wrote = True
-            self._changes[key] = "deleted"
-        path = self.root / key
-        title = str(old.meta.get("title", "")) if old is not None else ""
-        self._listeners.notify(WriteEvent("delete", old.kind if old else key.split("/")[0], path.stem, title, path))
+        self._writes.record_delete(key)
 
     def add_change_listener(self, listener: ChangeListener) -> Callable[[], None]:
         """Call ``listener(changes)`` whenever files change; returns a function that removes it.
@@ -333,7 +247,7 @@ class Workspace:
         """Before a write takes the locks: while the index is more than ``WriteBatch.max_backlog`` of text
         behind, wait for the committer (at most ``BACKLOG_WAIT_S``), so a client writing faster than the
         engine commits cannot grow the overlay's memory without bound. A nested write does not wait."""
-        if self._writer == threading.get_ident() or not self._batch.over_backlog():
+        if self._writes.writer == threading.get_ident() or not self._batch.over_backlog():
             return
         if not self._batch.wait_for_room(BACKLOG_WAIT_S):
             raise self.backlog_error()
@@ -414,20 +328,14 @@ class Workspace:
         ranked = self.search_ranked(units, filters, limit, match_all)
         return ranked.rows, ranked.total
 
-    @contextlib.contextmanager
-    def quick_reads(self) -> Iterator[None]:
+    def quick_reads(self) -> contextlib.AbstractContextManager[None]:
         """Searches in this block either answer without waiting (no folder scan, no write lock, no
         rebuild; at most a searcher swap) or raise ``WouldBlock`` having changed nothing.
 
         For a server's event loop: a search run there skips two thread hand-offs of the GIL (each up to
         the 5 ms switch interval under load), and one that would wait is run again in a worker thread.
         """
-        before = self._quick.on
-        self._quick.on = True
-        try:
-            yield
-        finally:
-            self._quick.on = before
+        return self._reader.quick_reads()
 
     @property
     def reading_quickly(self) -> bool:
@@ -448,19 +356,7 @@ class Workspace:
         Takes no write lock: a search sees every acknowledged write (from memory until the
         background commit) and never waits for one. A damaged index is rebuilt once.
         """
-        with self._refresh.reading():
-            return self._search_ranked(units, filters, limit, match_all)
-
-    def _search_ranked(self, units: Sequence[QueryUnit], filters: Filters, limit: int,
-                       match_all: bool) -> RankedRows:
-        quick = self._quick.on
-        if quick and sum(len(u.terms) for u in units) > QUICK_MAX_TERMS:  # before any other work
-            raise WouldBlock("a long query is run where it may take its time")
-        self.prepare_read()
-        hits, extra = self._live.search(units, filters, limit, match_all, quick)
-        ranked = sorted(hits.ranked + extra, key=lambda hit: -hit[1])[:limit] if extra else hits.ranked
-        rows = [(row, score) for key, score in ranked if (row := self.catalogue.get(key)) is not None]
-        return RankedRows(rows, hits.total + len(extra), hits.total_is_lower_bound)
+        return self._reader.search_ranked(units, filters, limit, match_all)
 
     def indexed_now(self, kind: str | None = None) -> tuple[int, int]:
         """(documents in the index searches read now, writes still waiting to be committed), without

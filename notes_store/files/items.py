@@ -18,15 +18,17 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from .front_matter import BadFile, Document, clipped_reason, parse_document
 from ..errors import Conflict, InvalidInput, NotFound, StorageError
 from .durable import StagedWrite, TempFileGone, commit_staged, durable_unlink, stage_write
-from ..index import IndexEntry
 from .safe_read import read_regular_file
 from ..settings import max_file_bytes
 from ..validation import MAX_FILE_TAGS, check_id
+
+if TYPE_CHECKING:  # the index's entry type, for annotations only: files/ never imports the index
+    from ..index.backend import IndexEntry
 
 REVISION_CHARS = 12
 UNREADABLE = "unreadable"  # every reason a file cannot be read starts with "unreadable: "

@@ -34,7 +34,8 @@ from .git_conflicts import CONFLICT_REASON, has_conflict_markers
 from ..files.safe_read import read_regular_file
 from ..settings import CONFIG_FILE, load_settings, max_file_bytes, read_config
 from ..validation import check_id
-from ..workspace import GITIGNORE, INDEX_DIR, WriteEvent
+from ..files.layout import GITIGNORE, INDEX_DIR
+from ..listeners import WriteEvent
 
 log = logging.getLogger("ctxnotes.git")
 

@@ -355,7 +355,7 @@ class FolderRefresh:
         if self.retry_at is None and (retry or safety):
             self.next_safety_scan = time.monotonic() + SAFETY_RESCAN_INTERVAL
         if (ws.catalogue.version != ws._saved_version and not len(ws._batch)
-                and time.monotonic() - ws._last_write >= SAVE_WHEN_IDLE):
+                and time.monotonic() - ws._writes.last_write >= SAVE_WHEN_IDLE):
             ws.save_catalogue()
 
     def stop_watching(self) -> None:

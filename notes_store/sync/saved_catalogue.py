@@ -1,5 +1,6 @@
-"""The catalogue saved in ``.index/catalogue`` and what it was checked against (folder stamps, change token,
-index version), so a restart with nothing changed reads no file; and the sweep of writes' left-over temp files.
+"""Opening a workspace's index and the catalogue saved in ``.index/catalogue`` with what it was checked against
+(folder stamps, change token, index version), so a restart with nothing changed reads no file; and the sweep
+of writes' left-over temp files.
 
 Kept apart from ``workspace``, whose state it loads and saves under its locks.
 """
@@ -16,9 +17,21 @@ from .folders import Problem
 if TYPE_CHECKING:
     from ..workspace import Workspace
 
-__all__ = ["CATALOGUE_FILE", "load", "save", "sweep_temp_files"]
+__all__ = ["CATALOGUE_FILE", "open_index", "load", "save", "sweep_temp_files"]
 
 CATALOGUE_FILE = "catalogue"
+
+
+def open_index(ws: Workspace) -> bool:
+    """Open the index, or rebuild it from the files when there is none; then ``load`` the saved catalogue.
+    True when catalogue and index are known to match the files. Caller holds ``_mutex`` and ``lock``."""
+    if not ws._index.open():
+        sweep_temp_files(ws)
+        folder = ws.index_dir / "whoosh"
+        empty = not folder.exists() or not any(folder.iterdir())
+        ws._refresh.rebuild_locked("no index yet" if empty else "no usable index found", quiet=empty)
+        return True
+    return load(ws)
 
 
 def load(ws: Workspace) -> bool:
