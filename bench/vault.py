@@ -42,13 +42,21 @@ def write_nested(root: Path, notes: list[C.CorpusNote], seed: int = 5) -> None:
     folder = root / "notes"
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
+    from notes_store.files.note_paths import filename_from_title
     paths: list[str] = []
+    taken: set[str] = set()
     for n in notes:
-        name = n.page.name.replace("/", " ")
+        name = filename_from_title(n.page.name, fallback="page")
         letter = name[:1].lower() if name[:1].isalnum() else "_"
         bucket = f"set {n.copy // 4}"
         stem = name if n.copy == 0 else f"{name} (copy {n.copy})"
-        paths.append(f"{n.page.lang}/{letter}/{bucket}/{stem}")
+        path = f"{n.page.lang}/{letter}/{bucket}/{stem}"
+        k = 1
+        while path.lower() in taken:   # "[" and "[[" both lose their brackets
+            k += 1
+            path = f"{n.page.lang}/{letter}/{bucket}/{stem} {k}"
+        taken.add(path.lower())
+        paths.append(path)
     made: set[str] = set()
     for i, n in enumerate(notes):
         rel = paths[i]

@@ -521,7 +521,7 @@ class IgnoreRules:
 
 def walk_notes(root: Path, rules: IgnoreRules | None = None, *, max_files: int | None = None,
                max_depth: int = MAX_DEPTH) -> Iterable[tuple[str, os.DirEntry[str]]]:
-    """``(relpath, entry)`` of every ``*.md`` entry under ``root`` that the rules keep, in name order, depth first.
+    """``(relpath, entry)`` of every ``*.md`` entry under ``root`` that the rules keep, depth first (in the order the folders list them).
 
     Entries whose path is not a valid id (``relpath_to_id`` is None: a name with a backslash or a control
     character) are yielded too, for the caller to list as unreadable rather than skip in silence. Symbolic links to folders are never entered (a link pointing outside stays outside); links and other
@@ -539,22 +539,25 @@ def walk_notes(root: Path, rules: IgnoreRules | None = None, *, max_files: int |
             rules.add_folder(folder, base)
         try:
             with os.scandir(folder) as it:
-                entries = sorted(it, key=lambda e: e.name)
+                entries = list(it)
         except OSError:
             continue
         subfolders = []
         for de in entries:
-            rel = f"{base}/{de.name}" if base else de.name
+            name = de.name
+            if name.startswith(".") or name in ALWAYS_SKIPPED:
+                continue
+            rel = f"{base}/{name}" if base else name
             try:
                 is_dir = de.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            if rules.ignored(rel, is_dir):
+            if rules and rules.ignored(rel, is_dir):
                 continue
             if is_dir:
                 if depth < max_depth:
                     subfolders.append((Path(de.path), rel, depth + 1))
-            elif de.name.endswith(SUFFIX) and len(de.name) > len(SUFFIX):
+            elif name.endswith(SUFFIX) and len(name) > len(SUFFIX):
                 yield rel, de
                 count += 1
                 if max_files is not None and count >= max_files:
