@@ -77,6 +77,55 @@ def _env_int(name: str, default: int) -> int:
     return value if value > 0 else default
 
 
+def _checked_turns(turns: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``turns`` checked for an append (a list, not empty, not too many, each turn valid, ids unique)."""
+    if isinstance(turns, (str, bytes, dict)) or not isinstance(turns, Sequence):
+        raise InvalidInput("turns must be a list of {role, content, timestamp?, id?} objects, oldest first")
+    if not turns:
+        raise InvalidInput("turns is empty: pass at least one {role, content} turn")
+    if len(turns) > MAX_TURNS_PER_APPEND:
+        raise InvalidInput(f"{len(turns)} turns in one append; send at most {MAX_TURNS_PER_APPEND} per call")
+    checked = [check_turn(t, f"turns[{i}]") for i, t in enumerate(turns)]
+    seen: dict[str, int] = {}
+    for i, t in enumerate(checked):
+        if "id" in t:
+            if t["id"] in seen:
+                raise InvalidInput(f"turns[{i}].id {t['id']!r} repeats turns[{seen[t['id']]}].id; ids must be unique")
+            seen[t["id"]] = i
+    return checked
+
+
+def _new_lines(session_id: str, checked: list[dict[str, Any]], entry: _Parsed,
+               max_turn_bytes: int) -> tuple[list[bytes], list[str], list[str]]:
+    """The JSON lines of the turns not in the session yet, their ids, and the ids skipped as retried."""
+    received = _now_iso()
+    lines: list[bytes] = []
+    ids: list[str] = []
+    duplicates: list[str] = []
+    taken = set(entry.ids)
+    position = len(entry.turns)
+    for i, t in enumerate(checked):
+        if "id" in t and t["id"] in entry.ids:
+            old = entry.turns[entry.ids[t["id"]]]
+            if old["role"] == t["role"] and old["content"] == t["content"]:
+                duplicates.append(t["id"])
+                continue
+            raise InvalidInput(f"turns[{i}].id {t['id']!r} is already used in session {session_id} by a "
+                               "different turn; use a new id or leave id out")
+        turn_id = t.get("id") or _new_id(position, taken)
+        taken.add(turn_id)
+        record = {"id": turn_id, **{k: v for k, v in t.items() if k != "id"}, "received_at": received}
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        if len(line) > max_turn_bytes:
+            raise InvalidInput(f"turns[{i}] is {len(line)} bytes stored, over the limit of "
+                               f"{max_turn_bytes} bytes (CTXNOTES_MAX_TURN_BYTES); shorten it or store "
+                               "the long part as a note and refer to it")
+        lines.append(line)
+        ids.append(turn_id)
+        position += 1
+    return lines, ids, duplicates
+
+
 def _now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
@@ -561,19 +610,7 @@ class SessionStore:
         (so a retried append does not duplicate); the same id with other content is an error.
         """
         session_id = check_session_id(session_id)
-        if isinstance(turns, (str, bytes, dict)) or not isinstance(turns, Sequence):
-            raise InvalidInput("turns must be a list of {role, content, timestamp?, id?} objects, oldest first")
-        if not turns:
-            raise InvalidInput("turns is empty: pass at least one {role, content} turn")
-        if len(turns) > MAX_TURNS_PER_APPEND:
-            raise InvalidInput(f"{len(turns)} turns in one append; send at most {MAX_TURNS_PER_APPEND} per call")
-        checked = [check_turn(t, f"turns[{i}]") for i, t in enumerate(turns)]
-        seen: dict[str, int] = {}
-        for i, t in enumerate(checked):
-            if "id" in t:
-                if t["id"] in seen:
-                    raise InvalidInput(f"turns[{i}].id {t['id']!r} repeats turns[{seen[t['id']]}].id; ids must be unique")
-                seen[t["id"]] = i
+        checked = _checked_turns(turns)
         self._ensure_folder()
         path = self.folder / f"{session_id}{SUFFIX}"
         with self._locked_append(path, session_id) as (fd, st):
@@ -587,57 +624,42 @@ class SessionStore:
                 os.ftruncate(fd, entry.consumed)
                 warnings.append(f"removed an incomplete last line ({repaired} bytes) left by an interrupted "
                                 "append; no acknowledged turn was lost")
-            received = _now_iso()
-            lines: list[bytes] = []
-            ids: list[str] = []
-            duplicates: list[str] = []
-            taken = set(entry.ids)
-            position = len(entry.turns)
-            for i, t in enumerate(checked):
-                if "id" in t and t["id"] in entry.ids:
-                    old = entry.turns[entry.ids[t["id"]]]
-                    if old["role"] == t["role"] and old["content"] == t["content"]:
-                        duplicates.append(t["id"])
-                        continue
-                    raise InvalidInput(f"turns[{i}].id {t['id']!r} is already used in session {session_id} by a "
-                                       "different turn; use a new id or leave id out")
-                turn_id = t.get("id") or _new_id(position, taken)
-                taken.add(turn_id)
-                record = {"id": turn_id, **{k: v for k, v in t.items() if k != "id"}, "received_at": received}
-                line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-                if len(line) > self.max_turn_bytes:
-                    raise InvalidInput(f"turns[{i}] is {len(line)} bytes stored, over the limit of "
-                                       f"{self.max_turn_bytes} bytes (CTXNOTES_MAX_TURN_BYTES); shorten it or store "
-                                       "the long part as a note and refer to it")
-                lines.append(line)
-                ids.append(turn_id)
-                position += 1
+            lines, ids, duplicates = _new_lines(session_id, checked, entry, self.max_turn_bytes)
             data = b"".join(lines)
-            if entry.lines + len(lines) > self.max_session_turns:
-                raise InvalidInput(f"session {session_id} would grow to {entry.lines + len(lines):,} turns, over the "
-                                   f"limit of {self.max_session_turns:,} (CTXNOTES_MAX_SESSION_TURNS); continue in a new "
-                                   "session")
-            if entry.consumed + len(data) > self.max_session_bytes:
-                raise InvalidInput(f"session {session_id} would grow to {entry.consumed + len(data)} bytes, over the "
-                                   f"limit of {self.max_session_bytes} (CTXNOTES_MAX_SESSION_BYTES); prune it or "
-                                   "continue in a new session")
+            self._check_growth(session_id, entry, len(lines), len(data))
             if data:
-                try:
-                    view = memoryview(data)
-                    while view:
-                        view = view[os.write(fd, view):]
-                    os.fsync(fd)
-                    if entry.consumed == 0 and not repaired:
-                        fsync_dir(self.folder)  # a new file: make its name durable too
-                except OSError as exc:
-                    # Leave no partial turn behind: cut back to what was there before.
-                    with contextlib.suppress(OSError):
-                        os.ftruncate(fd, entry.consumed)
-                        os.fsync(fd)
-                    raise StorageError(f"could not append to session {session_id}: {exc.strerror or exc}; "
-                                       "nothing was stored — check free space and permissions") from exc
+                self._write_durably(session_id, fd, data, entry.consumed, new_file=entry.consumed == 0 and not repaired)
             total = len(entry.turns) + len(ids)
         return AppendResult(session_id, len(ids), ids, duplicates, total, repaired, warnings)
+
+    def _check_growth(self, session_id: str, entry: _Parsed, new_lines: int, new_bytes: int) -> None:
+        """Refuse an append that would take the session over its turn or byte limit."""
+        if entry.lines + new_lines > self.max_session_turns:
+            raise InvalidInput(f"session {session_id} would grow to {entry.lines + new_lines:,} turns, over the "
+                               f"limit of {self.max_session_turns:,} (CTXNOTES_MAX_SESSION_TURNS); continue in a new "
+                               "session")
+        if entry.consumed + new_bytes > self.max_session_bytes:
+            raise InvalidInput(f"session {session_id} would grow to {entry.consumed + new_bytes} bytes, over the "
+                               f"limit of {self.max_session_bytes} (CTXNOTES_MAX_SESSION_BYTES); prune it or "
+                               "continue in a new session")
+
+    def _write_durably(self, session_id: str, fd: int, data: bytes, consumed: int, new_file: bool) -> None:
+        """Write and fsync ``data`` at the end of the locked file (and its folder for a ``new_file``); on a
+        failure cut the file back to ``consumed`` bytes, so no partial turn is left behind."""
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+            if new_file:
+                fsync_dir(self.folder)  # a new file: make its name durable too
+        except OSError as exc:
+            # Leave no partial turn behind: cut back to what was there before.
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, consumed)
+                os.fsync(fd)
+            raise StorageError(f"could not append to session {session_id}: {exc.strerror or exc}; "
+                               "nothing was stored — check free space and permissions") from exc
 
     @contextlib.contextmanager
     def _locked_append(self, path: Path, session_id: str) -> Iterator[tuple[int, os.stat_result]]:

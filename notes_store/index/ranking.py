@@ -326,87 +326,60 @@ class Ranker:
             if seg.size > budget:
                 seg.evict(budget)
         n_docs = max(searcher.doc_count(), 1)
-
-        def weighted(term: str) -> tuple[str, int, float, float]:
-            """(term, document frequency, idf, the most it can add to a score)."""
-            df, top = self._stats(term, leaves)
-            idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) if df else 0.0
-            return term, df, idf, top * idf
-
         if match_all and len(units) == 1 and len(set(units[0].terms)) == 1:
             # One word: its top ``limit`` allowed documents, best first, without scoring every match.
-            term, df, idf, _ub = weighted(units[0].terms[0])
+            term, df, idf, _ub = self._weighted(units[0].terms[0], leaves, n_docs)
             best = [(d, idf * part) for d, part in self._best_first(term, leaves, allowed, limit, df)]
             return best, len(allowed.intersection(self._doc_ids(term, leaves))), False
-
+        terms = [self._weighted(t, leaves, n_docs) for t in dict.fromkeys(t for u in units for t in u.terms)]
         if match_all:
-            # Every term of every unit must be there: intersect from the rarest term up, each
-            # step in C over the smaller side (no set is built from a common term's postings,
-            # and a common term's few candidates are looked up in its arrays: ``_parts_of``).
-            all_terms = [weighted(t) for t in dict.fromkeys(t for u in units for t in u.terms)]
-            by_size = sorted(all_terms, key=lambda t: t[1])
-            maps: dict[str, Mapping[int, float]] = {}
-            matched = set(self._doc_ids(by_size[0][0], leaves)) if by_size else set()
-            for term, df, _idf, _ub in by_size[1:]:
-                if not matched:
-                    break
-                docs = maps[term] = self._parts_of(term, leaves, matched, df)
-                # set & dict walks the whole dict; filtering the (smaller) set walks only it.
-                if len(matched) < len(docs):
-                    matched = set(filter(docs.__contains__, matched))
-                else:
-                    matched.intersection_update(docs)
-            matched.intersection_update(allowed)
-            docs_list = list(matched)
-            totals = _sum_scores([(maps[t] if t in maps else self._parts_of(t, leaves, docs_list, df), idf, ub)
-                                  for t, df, idf, ub in all_terms], docs_list)
-            phrases = [u.terms for u in units if u.is_phrase]
-            if not phrases:
-                leaders = heapq.nlargest(limit, zip(totals, map(neg, docs_list)))  # ties: lower docnum first
-                return [(-negdoc, score) for score, negdoc in leaders], len(docs_list), False
-            scored = [(doc, -negscore) for negscore, doc in sorted(zip(map(neg, totals), docs_list))]
-            # Every word is there; phrases also need their words in order. Positions are read only
-            # for these candidates, best first, and counting stops at ``count_bound`` matches.
-            return self._phrase_matches(searcher, phrases, scored, limit)
+            return self._search_all(searcher, units, terms, leaves, allowed, limit)
+        terms.sort(key=lambda t: -t[3])
+        return self._search_any(terms, leaves, allowed, limit)
 
-        terms = sorted((weighted(t) for t in dict.fromkeys(t for u in units for t in u.terms)),
-                       key=lambda t: -t[3])
-        remaining = [0.0] * (len(terms) + 1)
-        for i in range(len(terms) - 1, -1, -1):
-            remaining[i] = remaining[i + 1] + terms[i][3]
-        # MaxScore, term at a time: words with the highest possible contribution first, every
-        # allowed document they hold scored; once the k-th best score beats what the remaining
-        # words could add together, no unseen document can reach the top (that stays true: the
-        # bound only shrinks, the k-th score only grows), so those words only add to documents
-        # already seen, looked up in their arrays when they are few (``_parts_of``). Every step is
-        # set and map work in C.
-        # The k-th best partial score is a weak bar while documents hold only the first words' parts;
-        # the full scores of the best few partial ones (their other words looked up, ``_full_scores``)
-        # are a far higher lower bound on the final k-th best, so pruning starts words earlier.
-        # Only the decision uses them: ``scores`` is summed word by word in the same order as ever.
-        scores: dict[int, float] = {}
-        full: dict[int, float] = {}
-        pruned_from = len(terms)
-        for i, (term, _df, idf, _ub) in enumerate(terms):
-            if i and len(scores) >= limit:
-                best_partial: list[tuple[int, float]] = heapq.nlargest(_PROBED * limit, scores.items(), key=itemgetter(1))
-                if best_partial[limit - 1][1] > remaining[i]:
-                    pruned_from = i
-                    break
-                fresh = [doc for doc, _partial in best_partial if doc not in full]
-                if fresh:
-                    full.update(zip(fresh, self._full_scores(terms, leaves, fresh)))
-                if len(full) >= limit and heapq.nlargest(limit, full.values())[-1] * _SAFE > remaining[i]:
-                    pruned_from = i
-                    break
-            docs = self._term(term, leaves)[0]
-            hit = docs.keys() & allowed
-            old = list(hit & scores.keys()) if scores else []
-            new = hit.difference(old) if old else hit
-            scores.update(zip(new, map(idf.__mul__, map(docs.__getitem__, new))))
-            if old:
-                scores.update(zip(old, map(add, map(scores.__getitem__, old),
-                                           map(idf.__mul__, map(docs.__getitem__, old)))))
+    def _weighted(self, term: str, leaves: list[tuple[_SegmentPostings, int]],
+                  n_docs: int) -> tuple[str, int, float, float]:
+        """(term, document frequency, idf, the most it can add to a score)."""
+        df, top = self._stats(term, leaves)
+        idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) if df else 0.0
+        return term, df, idf, top * idf
+
+    def _search_all(self, searcher: Any, units: Sequence[QueryUnit], all_terms: list[tuple[str, int, float, float]],
+                    leaves: list[tuple[_SegmentPostings, int]], allowed: set[int],
+                    limit: int) -> tuple[list[tuple[int, float]], int, bool]:
+        """``search`` when every term of every unit must be there (``all_terms``: weighted, query order)."""
+        # Intersect from the rarest term up, each step in C over the smaller side (no set is built
+        # from a common term's postings, and a common term's few candidates are looked up in its
+        # arrays: ``_parts_of``).
+        by_size = sorted(all_terms, key=lambda t: t[1])
+        maps: dict[str, Mapping[int, float]] = {}
+        matched = set(self._doc_ids(by_size[0][0], leaves)) if by_size else set()
+        for term, df, _idf, _ub in by_size[1:]:
+            if not matched:
+                break
+            docs = maps[term] = self._parts_of(term, leaves, matched, df)
+            # set & dict walks the whole dict; filtering the (smaller) set walks only it.
+            if len(matched) < len(docs):
+                matched = set(filter(docs.__contains__, matched))
+            else:
+                matched.intersection_update(docs)
+        matched.intersection_update(allowed)
+        docs_list = list(matched)
+        totals = _sum_scores([(maps[t] if t in maps else self._parts_of(t, leaves, docs_list, df), idf, ub)
+                              for t, df, idf, ub in all_terms], docs_list)
+        phrases = [u.terms for u in units if u.is_phrase]
+        if not phrases:
+            leaders = heapq.nlargest(limit, zip(totals, map(neg, docs_list)))  # ties: lower docnum first
+            return [(-negdoc, score) for score, negdoc in leaders], len(docs_list), False
+        scored = [(doc, -negscore) for negscore, doc in sorted(zip(map(neg, totals), docs_list))]
+        # Every word is there; phrases also need their words in order. Positions are read only
+        # for these candidates, best first, and counting stops at ``count_bound`` matches.
+        return self._phrase_matches(searcher, phrases, scored, limit)
+
+    def _search_any(self, terms: list[tuple[str, int, float, float]], leaves: list[tuple[_SegmentPostings, int]],
+                    allowed: set[int], limit: int) -> tuple[list[tuple[int, float]], int, bool]:
+        """``search`` when any term may match (``terms``: weighted, highest possible contribution first)."""
+        scores, pruned_from = self._max_score(terms, leaves, allowed, limit)
         rest = terms[pruned_from:]
         seen = list(scores) if rest else []
         for term, df, idf, _ub in rest:
@@ -424,6 +397,44 @@ class Ranker:
                 total += len(unseen & allowed) if unseen else 0
         leaders = heapq.nlargest(limit, zip(scores.values(), map(neg, scores)))  # ties: lower docnum first
         return [(-negdoc, score) for score, negdoc in leaders], total, bounded
+
+    def _max_score(self, terms: list[tuple[str, int, float, float]], leaves: list[tuple[_SegmentPostings, int]],
+                   allowed: set[int], limit: int) -> tuple[dict[int, float], int]:
+        """The scores of every allowed document the first words hold, and where the words left out start."""
+        remaining = [0.0] * (len(terms) + 1)
+        for i in range(len(terms) - 1, -1, -1):
+            remaining[i] = remaining[i + 1] + terms[i][3]
+        # MaxScore, term at a time: words with the highest possible contribution first, every
+        # allowed document they hold scored; once the k-th best score beats what the remaining
+        # words could add together, no unseen document can reach the top (that stays true: the
+        # bound only shrinks, the k-th score only grows), so those words only add to documents
+        # already seen, looked up in their arrays when they are few (``_parts_of``). Every step is
+        # set and map work in C.
+        # The k-th best partial score is a weak bar while documents hold only the first words' parts;
+        # the full scores of the best few partial ones (their other words looked up, ``_full_scores``)
+        # are a far higher lower bound on the final k-th best, so pruning starts words earlier.
+        # Only the decision uses them: ``scores`` is summed word by word in the same order as ever.
+        scores: dict[int, float] = {}
+        full: dict[int, float] = {}
+        for i, (term, _df, idf, _ub) in enumerate(terms):
+            if i and len(scores) >= limit:
+                best_partial: list[tuple[int, float]] = heapq.nlargest(_PROBED * limit, scores.items(), key=itemgetter(1))
+                if best_partial[limit - 1][1] > remaining[i]:
+                    return scores, i
+                fresh = [doc for doc, _partial in best_partial if doc not in full]
+                if fresh:
+                    full.update(zip(fresh, self._full_scores(terms, leaves, fresh)))
+                if len(full) >= limit and heapq.nlargest(limit, full.values())[-1] * _SAFE > remaining[i]:
+                    return scores, i
+            docs = self._term(term, leaves)[0]
+            hit = docs.keys() & allowed
+            old = list(hit & scores.keys()) if scores else []
+            new = hit.difference(old) if old else hit
+            scores.update(zip(new, map(idf.__mul__, map(docs.__getitem__, new))))
+            if old:
+                scores.update(zip(old, map(add, map(scores.__getitem__, old),
+                                           map(idf.__mul__, map(docs.__getitem__, old)))))
+        return scores, len(terms)
 
     def _full_scores(self, terms: list[tuple[str, int, float, float]], leaves: list[tuple[_SegmentPostings, int]],
                      docs: list[int]) -> list[float]:
