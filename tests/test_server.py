@@ -327,14 +327,14 @@ async def test_memory_tools(client):
     assert r.structured_content["total"] == 2 and r.structured_content["by_type"]["semantic"]["count"] == 1
     r = await client.call_tool("memory_forget", {"memory_id": m["id"]})
     assert r.structured_content["count"] == 1
-    r = await client.call_tool("build_context", {"query": "scratch idea", "include_notes": False})
+    r = await client.call_tool("build_context", {"query": "scratch idea", "options": {"include_notes": False}})
     assert w["id"] in r.structured_content["context"]
 
 
 @pytest.mark.parametrize("tool,args,expected", [
     ("memory_read", {"memory_id": "mem_missing"}, "no memory with id"),
     ("memory_read", {"memory_id": "../x"}, "is not a valid id"),
-    ("memory_forget", {}, "give either memory_id"),
+    ("memory_forget", {}, "give memory_id (one memory) or rule"),
     ("memory_add", {"content": "x", "memory_type": "forever"}, "memory_type"),
     ("memory_add", {"content": "x", "importance": 2}, "importance"),
     ("memory_forget", {"rule": {"strategy": "random"}}, "strategy"),

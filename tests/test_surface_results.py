@@ -79,8 +79,11 @@ async def test_our_groups_fit_their_share_of_the_budget(tmp_path: Path) -> None:
     visible = sum(tokens(json.dumps({"name": t.name, "description": t.description, "inputSchema": t.input_schema}))
                   for t in tools)
     whole = tokens(json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]))
-    assert visible <= 1800, visible
-    assert whole <= 3550, whole
+    # 1,850: the 1,800 of issue 15 plus "additionalProperties": false on each of these 17 tools' input schemas
+    # (and on note_read's window and memory_forget's rule): arguments a client gets wrong are refused, never
+    # ignored, and a schema-checking client catches them first.
+    assert visible <= 1850, visible
+    assert whole <= 3600, whole  # 3,550 before additionalProperties (see above)
 
 
 # -- result texts ----------------------------------------------------------------------------------------------

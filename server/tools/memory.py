@@ -197,7 +197,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
             raise InvalidInput(f"give memory_id (one memory) or rule (those a strategy selects, e.g. "
                                f"{{\"rule\": {{\"strategy\": \"{STRATEGIES[0]}\", \"threshold\": 0.1}}}}; "
                                f"strategies: {', '.join(STRATEGIES)}), "
-                               + ("not both" if rule is not None else "one of them"))
+                               + ("not both" if rule is not None else "neither was given"))
         kw: dict[str, Any] = {"dry_run": dry_run}
         if rule is not None:
             kw.update(strategy=rule.strategy, threshold=rule.threshold, max_age_days=rule.max_age_days,

@@ -28,7 +28,7 @@ Tags = Annotated[Optional[list[str]], Field(description="All required")]
 Revision = Optional[str]
 # Filters take the type as a plain string (the store names the valid ones in its error): the enum is
 # published once per writing tool, not again on every filter.
-TypeFilter = Annotated[Optional[str], Field(description="A note_type")]  # validated by the store
+TypeFilter = Optional[str]  # validated by the store (which names the valid ones); the name says what it is
 Detail = bool  # self-explanatory: dates, scores and whole snippets in the text
 SNIPPET_CHARS = 110  # one line of snippet in the default (non-detail) text
 
