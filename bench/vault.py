@@ -3,6 +3,7 @@
     python -m bench.vault --notes 10000            # both layouts at 10k: cold index, restart, search per MCP call
     python -m bench.vault --notes 100000 --rounds 1
     python -m bench.vault --check-vault /work/shared/data/foam-docs   # files listed, links resolved, git clean
+    python -m bench.vault --descriptions bench/vaults/handbook        # description as query: top-10 recall
 
 The same tldr pages (``bench.corpus``) are laid out twice:
 
@@ -196,6 +197,38 @@ def check_vault(vault: Path, scratch: Path) -> dict[str, Any]:
             "links": stats, "git_status_notes": status.strip().splitlines()}
 
 
+def description_recall(vault: Path, scratch: Path, top: int = 10) -> dict[str, Any]:
+    """Each page's ``description`` as a query against the vault with every description removed: how often the
+    page is in the top ``top``, per language (Chinese when the description holds CJK characters)."""
+    from notes_store import open_workspace
+    from notes_store.files.foreign import DELETE, edit_front_matter, read_page
+    ws_dir = scratch / "vault-descriptions"
+    shutil.rmtree(ws_dir, ignore_errors=True)
+    shutil.copytree(vault, ws_dir / "notes", ignore=shutil.ignore_patterns(".git"))
+    queries: list[tuple[str, str]] = []
+    for path in sorted((ws_dir / "notes").rglob("*.md")):
+        path.chmod(0o644)
+        raw = path.read_bytes()
+        note_id = str(path.relative_to(ws_dir / "notes"))[:-3]
+        page = read_page(raw, note_id.rsplit("/", 1)[-1])
+        if page.description:
+            queries.append((page.description, note_id))
+            path.write_bytes(edit_front_matter(raw, {"description": DELETE}))
+    ws = open_workspace(ws_dir, git_autocommit=False)
+    found: dict[str, list[bool]] = {"en": [], "zh": []}
+    misses: list[str] = []
+    try:
+        for query, note_id in queries:
+            ids = [h.note.id for h in ws.notes.search(query, limit=top).hits]
+            lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in query) else "en"
+            found[lang].append(note_id in ids)
+            if note_id not in ids:
+                misses.append(f"{note_id}: {query[:60]}")
+    finally:
+        ws.close()
+    return {lang: (sum(v), len(v)) for lang, v in found.items()} | {"misses": misses}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--notes", type=int, default=10000)
@@ -205,7 +238,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--restarts", type=int, default=3)
     ap.add_argument("--layouts", default="flat,nested")
     ap.add_argument("--check-vault", type=Path, default=None, help="a real vault to check (no timing)")
+    ap.add_argument("--descriptions", type=Path, default=None,
+                    help="a vault whose pages have descriptions: top-10 recall of description queries")
     args = ap.parse_args(argv)
+    if args.descriptions is not None:
+        recall = description_recall(args.descriptions, args.scratch)
+        for lang in ("en", "zh"):
+            hit, n = recall[lang]
+            print(f"{lang}: {hit}/{n} pages in the top 10 ({100 * hit / max(n, 1):.0f}%)")
+        for miss in recall["misses"]:
+            print(f"  missed {miss}")
+        return 0
     if args.check_vault is not None:
         result = check_vault(args.check_vault, args.scratch)
         for key, value in result.items():
