@@ -21,7 +21,7 @@ class Profile:
     recency_weight: float
     importance_weight: float
     shares: dict[str, tuple[float, float]]   # share name -> (min, max)
-    recent_turns: int          # the newest N turns get RECENT_BONUS: the conversation's present
+    recent_turns: int          # the newest N turns get scoring.RECENT_BONUS: the present
     neighbour_weight: float    # how much a turn inherits from its best neighbour's relevance
     condensed_share: float     # budget set aside for the condensed earlier conversation
 
