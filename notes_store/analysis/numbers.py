@@ -153,6 +153,40 @@ def date_terms(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def _day_token(month: int, day: int | None, raw: str) -> str:
+    if not _ok(month, day):
+        return raw
+    return f" month{month} " if day is None else f" month{month} date{month}x{day} "
+
+
+@lru_cache(maxsize=65536)
+def with_date_words(text: str) -> str:
+    """``normalize(text)`` with each month or day of the year it names written as ``date_terms``' words
+    (" month6 date6x21 " for "六月二十一日", "June 21", "6/21"): what a scorer reads, so that "4月1日" and "1月4日"
+    share no word, and every spelling of a day the same ones. The text a reader sees is not this."""
+    text = normalize(text)
+
+    def zh(m: re.Match[str]) -> str:
+        return _day_token(int(m.group(1)), int(m.group(2)) if m.group(2) else None, m.group(0))
+
+    def slash(m: re.Match[str]) -> str:
+        return _day_token(int(m.group(1)), int(m.group(2)), m.group(0))
+
+    def month_day(m: re.Match[str]) -> str:
+        return _day_token(_MONTH_OF[m.group(1).lower().rstrip(".")[:3]], int(m.group(2)), m.group(0))
+
+    def day_month(m: re.Match[str]) -> str:
+        return _day_token(_MONTH_OF[m.group(2).lower()[:3]], int(m.group(1)), m.group(0))
+
+    if not text.isascii():
+        text = _ZH_DATE.sub(zh, text)
+    text = _SLASH_DATE.sub(slash, text)
+    if any(c.isalpha() and c.isascii() for c in text):
+        text = _EN_MONTH_DAY.sub(month_day, text)
+        text = _EN_DAY_MONTH.sub(day_month, text)
+    return text
+
+
 _CN_RUN = re.compile(rf"[{CN_NUMERAL}]+")
 
 
