@@ -11,6 +11,8 @@ from typing import Any
 
 from .sync import git as git_sync
 
+MAX_UNRESOLVED_SHOWN = 20   # unresolved links doctor lists (the count says how many in all)
+
 
 @dataclass
 class Diagnosis:
@@ -23,6 +25,9 @@ class Diagnosis:
     events: list[str]
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     git: dict[str, Any] = field(default_factory=dict)
+    links: dict[str, int] = field(default_factory=dict)                  # notes, links, resolved, unresolved
+    unresolved_links: list[dict[str, Any]] = field(default_factory=list)  # the first MAX_UNRESOLVED_SHOWN
+    front_matter_problems: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def index_ok(self) -> bool:
@@ -31,7 +36,9 @@ class Diagnosis:
     def to_dict(self) -> dict[str, Any]:
         return {"workspace": self.workspace, "files": dict(self.files), "indexed": self.indexed,
                 "index_ok": self.index_ok, "unreadable": list(self.unreadable), "events": list(self.events),
-                "conflicts": list(self.conflicts), "git": dict(self.git)}
+                "conflicts": list(self.conflicts), "git": dict(self.git), "links": dict(self.links),
+                "unresolved_links": list(self.unresolved_links),
+                "front_matter_problems": list(self.front_matter_problems)}
 
     def lines(self) -> list[str]:
         """The report as text, one finding per line, with what to do about each problem."""
@@ -44,6 +51,16 @@ class Diagnosis:
             out += [f"  {p['path']}: {p['reason']}" for p in self.unreadable]
         else:
             out.append("unreadable files: none")
+        if self.front_matter_problems:
+            out.append(f"pages read without their front matter ({len(self.front_matter_problems)}): fix the YAML "
+                       "to have their title, tags and aliases used")
+            out += [f"  {p['path']}: {p['reason']}" for p in self.front_matter_problems]
+        if self.links.get("links"):
+            share = 100 * self.links["resolved"] / self.links["links"]
+            out.append(f"links: {self.links['links']} in {self.links['notes']} note(s), {self.links['resolved']} "
+                       f"resolved ({share:.0f}%), {self.links['unresolved']} unresolved"
+                       + (":" if self.unresolved_links else ""))
+            out += [f"  {u['source']}: {u['link']} ({u['reason']})" for u in self.unresolved_links]
         out += [f"recovery: {event}" for event in self.events]
         if self.conflicts:
             out.append(f"merge conflicts ({len(self.conflicts)}): resolve the markers (<<<<<<< ======= >>>>>>>) "
@@ -67,6 +84,15 @@ def diagnose(ws: Any) -> Diagnosis:
     for entry in ws.catalogue.values():
         files[entry.kind] = files.get(entry.kind, 0) + 1
     unreadable = [{"path": p.path, "reason": p.reason} for p in sorted(ws.problems.values(), key=lambda p: p.path)]
+    links: dict[str, int] = {}
+    unresolved: list[dict[str, Any]] = []
+    problems: list[dict[str, Any]] = []
+    notes = getattr(ws, "notes", None)
+    if notes is not None:
+        summary = notes.summary()
+        links, problems = dict(summary.links), list(summary.front_matter_problems)
+        unresolved = list(summary.unresolved_links)[:MAX_UNRESOLVED_SHOWN]
     return Diagnosis(workspace=str(ws.root), files=files, indexed=ws.index_count(), unreadable=unreadable,
                      events=list(ws.events), conflicts=list(git_sync.find_conflicts(ws)),
-                     git=dict(git_sync.git_status(ws)))
+                     git=dict(git_sync.git_status(ws)), links=links, unresolved_links=unresolved,
+                     front_matter_problems=problems)

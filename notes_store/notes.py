@@ -23,21 +23,26 @@ from .index.completion import NoteCompletions
 from .files.front_matter import (MAX_LISTED_UNREADABLE, BadFile, Document, content_from_body, dump_document, ordered_meta,
                        titled_body)
 from .errors import InvalidInput, NotFound
-from .sync.git_conflicts import CONFLICT_REASON, has_conflict_markers, parse_conflicted
+from .sync.git_conflicts import CONFLICT_REASON
 from .index.hit_bodies import HitBodies
 from .index import Filters, IndexEntry
-from .files.items import (ItemFiles, LoadedItem, Page, StagedItem, check_revision, collecting_warnings, file_tags,
-                         revision_of)
+from .files.items import (ItemFiles, LoadedItem, Page, StagedItem, check_revision, collecting_warnings, revision_of)
 from .files.safe_read import read_regular_file
 from .index.snippets import make_snippet, snippet_query
 from .validation import (check_choice, check_content, check_paging, check_query, check_query_terms, check_tags,
                          check_title, iso_now, parse_time)
 from .workspace import Entry, Workspace
 from .index.write_batch import Analysis, analyse
+from .vault import NoteLinks, foreign_update, lenient_document, note_entry
+from .files.foreign import split_text
+from .files.note_paths import filename_from_title, join_id, safe_note_path
 
 NOTE_TYPES = ("task_state", "conclusion", "blocker", "action", "reference", "general")
 NOTE_KEYS = ("id", "title", "type", "tags", "created_at", "updated_at")
 SORTS = ("updated_desc", "updated_asc", "created_desc", "created_asc", "title")
+MAX_LINKS_SHOWN = 50        # ids per direction in ``links`` (note_read shows them)
+MAX_LINKS_TO_RANKED = 1000  # matches a ``links_to`` search filters (the engine's own bound on totals)
+MAX_UNRESOLVED_LISTED = 50  # unresolved links in a summary (the rest are counted)
 
 
 @dataclass
@@ -134,54 +139,49 @@ class NoteSummary:
     # Notes holding Git merge-conflict markers: [{"id", "path", "readable"}]
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     unreadable_total: int = 0
+    links: dict[str, int] = field(default_factory=dict)                  # notes, links, resolved, unresolved
+    unresolved_links: list[dict[str, Any]] = field(default_factory=list)  # the first MAX_UNRESOLVED_LISTED
+    # Pages read without their front matter (not valid YAML, an anchor, a YAML tag): [{"id", "path", "reason"}]
+    front_matter_problems: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"total": self.total, "by_type": self.by_type, "top_tags": self.top_tags,
                 "recent": [n.to_dict(with_content=False) for n in self.recent], "unreadable": self.unreadable,
-                "unreadable_total": self.unreadable_total, "conflicts": self.conflicts}
+                "unreadable_total": self.unreadable_total, "conflicts": self.conflicts, "links": dict(self.links),
+                "unresolved_links": list(self.unresolved_links),
+                "front_matter_problems": list(self.front_matter_problems)}
 
 
 class NoteCollection:
-    """Turns files in ``notes/`` into index entries."""
+    """Turns files in ``notes/`` (at any depth) into index entries; a file's id is its path under ``notes/``."""
 
     kind = "note"
     folder_name = "notes"
+    nested = True   # scans walk sub-folders (see ``sync.folders``)
+
+    def __init__(self) -> None:
+        self.folder: Path | None = None   # ``<workspace>/notes``, set by ``bind``
+
+    def bind(self, root: Path) -> None:
+        """The workspace this collection reads (before its first scan)."""
+        self.folder = Path(root) / self.folder_name
+
+    def note_id(self, path: Path) -> str:
+        """The id of the file at ``path``: its path under ``notes/`` without ``.md``."""
+        if self.folder is not None:
+            try:
+                rel = path.relative_to(self.folder).as_posix()
+            except ValueError:
+                rel = path.name
+        else:
+            rel = path.name
+        return rel[:-3] if rel.endswith(".md") else rel
 
     def parse(self, path: Path, raw: bytes, doc: Document | None = None,
               mtime: float | None = None) -> IndexEntry:
         """Turn a file's bytes into an entry; ``mtime`` (else a ``stat``) dates a file without timestamps."""
-        doc = doc or parse_conflicted(raw)[0]  # front matter from the 'ours' side if markers break it
-        meta = doc.meta
-        note_id = meta.get("id")
-        if note_id is None:
-            raise BadFile("front matter has no 'id' (it must equal the file name without .md)")
-        if str(note_id) != path.stem:
-            raise BadFile(f"front matter id {str(note_id)!r} disagrees with the file name {path.name!r}")
-        title = meta.get("title")
-        if not isinstance(title, str) or not title.strip():
-            first = doc.body.split("\n", 1)[0]
-            title = first[2:].strip() if first.startswith("# ") and first[2:].strip() else path.stem
-        note_type = meta.get("type", "general")
-        if note_type not in NOTE_TYPES:
-            raise BadFile(f"type {note_type!r} is not one of {', '.join(NOTE_TYPES)}")
-        tags = file_tags(meta.get("tags"))
-
-        def file_mtime() -> float:
-            return mtime if mtime is not None else os.stat(path, follow_symlinks=False).st_mtime
-
-        created_at = str(meta.get("created_at") or iso_now(file_mtime()))
-        updated_at = str(meta.get("updated_at") or created_at)
-        try:
-            updated = parse_time(updated_at, "updated_at")
-        except InvalidInput:
-            updated = file_mtime()
-        content = content_from_body(doc.body, title)
-        row = {"id": path.stem, "title": title.strip(), "type": note_type, "tags": tags,
-               "created_at": created_at, "updated_at": updated_at, "revision": revision_of(raw)}
-        if has_conflict_markers(raw):  # indexed, but flagged for note_summary and doctor
-            row["conflict"] = True
-        return IndexEntry(key=f"{self.folder_name}/{path.name}", kind=self.kind, type=note_type, tags=tags,
-                          updated=updated, title=title, text=content, meta=row)
+        note_id = self.note_id(path)
+        return note_entry(note_id, f"{self.folder_name}/{note_id}.md", path, raw, mtime, NOTE_TYPES)
 
 
 def _note_from_meta(m: dict[str, Any], path: Path | str, content: str | None = None,
@@ -216,8 +216,10 @@ class NoteStore:
         self.collection: NoteCollection = workspace.collections["note"]  # type: ignore[assignment]
         self.files = ItemFiles(workspace, self.collection, what="note", id_name="note_id", id_prefix="note",
                                find_hint="use note_search or note_list to find existing ids",
-                               parse=lambda raw: parse_conflicted(raw)[0])  # conflicted notes stay readable
-        self._counts: tuple[int, dict[str, int], list[tuple[str, int]], list[dict[str, Any]]] | None = None
+                               parse=lenient_document, nested=True)  # conflicted notes and vault pages stay readable
+        self._links = NoteLinks(workspace)
+        self._counts: tuple[int, dict[str, int], list[tuple[str, int]], list[dict[str, Any]],
+                            list[dict[str, Any]]] | None = None
         self._hit_bodies = HitBodies()
         self._completions: NoteCompletions | None = None
         self._completions_lock = threading.Lock()
@@ -229,13 +231,14 @@ class NoteStore:
     def _to_note(self, item: LoadedItem) -> Note:
         return _note_from_meta(item.entry.meta, item.path, item.entry.text, _extra(item.front), item.revision)
 
-    def _write(self, meta: dict[str, Any], content: str) -> Note:
+    def _write(self, meta: dict[str, Any], data: bytes) -> Note:
         """Write under the lock the caller holds (temp file, fsync, rename, folder fsync, register)."""
-        return self._commit(self._stage(meta, content))
+        return self._commit(self._stage(meta, data))
 
-    def _stage(self, meta: dict[str, Any], content: str) -> tuple[dict[str, Any], StagedItem]:
-        """The note's file written and fsynced to a temp file: no lock needed (``_commit`` follows under it)."""
-        return meta, self.files.stage(meta["id"], dump_document(meta, titled_body(meta["title"], content)))
+    def _stage(self, meta: dict[str, Any], data: bytes) -> tuple[dict[str, Any], StagedItem]:
+        """The note's file written and fsynced to a temp file: no lock needed (``_commit`` follows under it).
+        ``meta``: the front matter as written, with the note's ``id``."""
+        return meta, self.files.stage(meta["id"], data)
 
     def _commit(self, staged: tuple[dict[str, Any], StagedItem]) -> Note:
         """Rename a staged note into place durably and register it (caller holds ``writing()``)."""
@@ -253,31 +256,55 @@ class NoteStore:
     def _grouped(self, staged: tuple[dict[str, Any], StagedItem]) -> tuple[Path, Callable[[], Note]]:
         """For ``Workspace.write_group``: rename now (under the locks), register once the folder is fsynced."""
         st = self.files.rename(staged[1])
-        return self.files.folder, lambda: self._register(staged, st)
+        return staged[1].file.path.parent, lambda: self._register(staged, st)
 
     # -- the seven actions -------------------------------------------------------
     def create(self, title: str, content: str = "", note_type: str = "general",
-               tags: Sequence[str] | None = ()) -> Note:
-        """Create a note; return it with its new id and revision."""
+               tags: Sequence[str] | None = (), *, folder: str | None = None, name_from_title: bool = False) -> Note:
+        """Create a note; return it with its new id and revision.
+
+        ``folder`` (a path under ``notes/``, made if missing) places it in a folder; ``name_from_title`` names
+        its file from the title as editors do (``Plan Q1.md``; `` 1``, `` 2``... when taken) instead of a
+        generated id. Either way the file lands inside ``notes/`` or nowhere (InvalidInput says why).
+        """
         title = check_title(title)
         content = check_content(content, self.ws.max_content_bytes)
         note_type = check_choice(note_type, NOTE_TYPES, "note_type")
         tags = check_tags(list(tags) if isinstance(tags, tuple) else tags)
+        if folder is not None and not isinstance(folder, str):
+            raise InvalidInput("folder must be a path under notes/ such as 'projects/2026', or left out")
+        place = (folder or "").strip().rstrip("/")
+        if place:
+            join_id(place, "x")  # the folder alone is checked first: its error names it
+        if place or name_from_title:
+            safe_note_path(self.files.folder, join_id(place, "x"), create_folders=True)
+
+        def fresh_id() -> str:
+            if not name_from_title:
+                generated = self.files.new_id()
+                return join_id(place, generated) if place else generated
+            base = filename_from_title(title)
+            for n in range(0, 10_000):
+                candidate = join_id(place, base if n == 0 else f"{base} {n}")
+                if not os.path.lexists(self.files.path(candidate)):
+                    return candidate
+            raise InvalidInput(f"10,000 notes are already named {base!r} in {place or 'notes/'}: choose another title")
+
         # The file is written and fsynced before the lock is taken (searches and other writers do not wait
         # for that fsync); under the lock only the rename, the folder fsync and the catalogue update remain.
         now = iso_now(self.ws.clock())
-        meta: dict[str, Any] = {"id": self.files.new_id(), "title": title, "type": note_type, "tags": tags,
+        meta: dict[str, Any] = {"id": fresh_id(), "title": title, "type": note_type, "tags": tags,
                                 "created_at": now, "updated_at": now}
-        staged = self._stage(meta, content)
+        staged = self._stage(meta, dump_document(meta, titled_body(title, content)))
         # Its text is analysed for the index now, before the lock, too: under it the group's leader would
         # analyse every queued writer's text while all of them wait (1 MiB is ~0.1-0.6 s). Registering the
         # staged entry reuses this analysis (``write_batch.analyse``); held until then.
         analysis = analyse(staged[1].entry)
 
         def apply() -> tuple[Path | None, Callable[[], Note]]:  # under the locks, with other writers' writes
-            if os.path.lexists(self._path(meta["id"])):  # 32 random bits collided meanwhile: a new id
-                meta["id"] = self.files.new_id()
-                return None, lambda: self._write(meta, content)
+            if os.path.lexists(self._path(meta["id"])):  # taken meanwhile (32 random bits collided): a new id
+                meta["id"] = fresh_id()
+                return None, lambda: self._write(meta, dump_document(meta, titled_body(title, content)))
             return self._grouped(staged)
 
         try:
@@ -308,10 +335,21 @@ class NoteStore:
             tags = check_tags(list(tags) if isinstance(tags, tuple) else tags)
         expected = check_revision(expected_revision)
 
-        def plan(item: LoadedItem) -> Note | tuple[dict[str, Any], str]:
-            """The note unchanged, or the (meta, content) to write over ``item``."""
+        def plan(item: LoadedItem) -> Note | tuple[dict[str, Any], bytes]:
+            """The note unchanged, or the (front matter, bytes) to write over ``item``."""
             self.files.require_revision(item.entry.meta["id"], expected, item.revision)
             current = self._to_note(item)
+            title_from = item.entry.meta.get("foreign")
+            if title_from:  # a page we did not write: only what the caller changed changes, in place
+                if all(new is None or new == old for new, old in ((title, current.title), (content, current.content),
+                                                                  (note_type, current.type), (tags, current.tags))):
+                    return current
+                try:
+                    data = foreign_update(item.raw, str(title_from), title=title, content=content,
+                                          note_type=note_type, tags=tags)
+                except BadFile as exc:
+                    raise InvalidInput(f"note {current.id} cannot be changed: {exc}") from None
+                return {**lenient_document(data).meta, "id": current.id}, data
             old_meta, old_content = item.front, item.entry.text
             new = {"id": current.id,
                    "title": title if title is not None else current.title,
@@ -325,7 +363,8 @@ class NoteStore:
             if unchanged:
                 return current
             new["updated_at"] = iso_now(self.ws.clock())
-            return ordered_meta(new, old_meta, NOTE_KEYS), new_content
+            meta = ordered_meta(new, old_meta, NOTE_KEYS)
+            return meta, dump_document(meta, titled_body(meta["title"], new_content))
 
         # Optimistic: read, merge and stage (write + fsync a temp file) before the lock. Under the lock the
         # file must still be the revision the change was made on; if it is not (another writer came first),
@@ -382,26 +421,39 @@ class NoteStore:
 
     def search(self, query: str, limit: int = 10, offset: int = 0, note_type: str | Sequence[str] | None = None,
                tags: Sequence[str] | None = None, updated_after: str | None = None,
-               updated_before: str | None = None) -> SearchResult:
-        """Ranked notes for a query: notes with every word first, then (if too few) notes with some."""
+               updated_before: str | None = None, links_to: str | None = None) -> SearchResult:
+        """Ranked notes for a query: notes with every word first, then (if too few) notes with some.
+
+        ``links_to``: only notes that link to that note (an id, or a name or alias as a ``[[link]]`` would
+        give it); among the engine's first ``MAX_LINKS_TO_RANKED`` matches."""
         query = check_query(query, "give words or a \"quoted phrase\" to search for")
         limit, offset = check_paging(limit, offset)
+        sources = self._linking_to(links_to) if links_to is not None else None
         filters = Filters(kind="note", types=_check_types(note_type), tags=check_tags(tags) or None,
                           updated_after=parse_time(updated_after, "updated_after") if updated_after else None,
                           updated_before=parse_time(updated_before, "updated_before") if updated_before else None)
         units = list(_search_units(query))
         check_query_terms(sum(len(u.terms) for u in units))
         want = offset + limit
-        ranked = self.ws.search_ranked(units, filters, want, match_all=True)
+        asked = want if sources is None else MAX_LINKS_TO_RANKED
+        ranked = self.ws.search_ranked(units, filters, asked, match_all=True)
         rows, total, lower_bound = ranked.rows, ranked.total, ranked.total_is_lower_bound
+        if sources is not None:
+            rows = [(e, sc) for e, sc in rows if e.key in sources]
+            total, lower_bound = len(rows), lower_bound and ranked.total > len(ranked.rows)
         total_all = total
         if total < want and (len(units) > 1 or (units and units[0].is_phrase)):
             # Fewer notes have every word than asked for: follow them with notes
             # that have some of the words, best first.
-            some = self.ws.search_ranked(units, filters, want, match_all=False)
+            some = self.ws.search_ranked(units, filters, asked, match_all=False)
             total, lower_bound = some.total, some.total_is_lower_bound
             seen = {entry.key for entry, _ in rows}
-            rows += [(entry, score) for entry, score in some.rows if entry.key not in seen]
+            extra = [(entry, score) for entry, score in some.rows if entry.key not in seen]
+            if sources is not None:
+                extra = [(e, sc) for e, sc in extra if e.key in sources]
+                total = len(rows) + len(extra)
+                lower_bound = lower_bound and some.total > len(some.rows)
+            rows += extra
         matched = "all" if total == total_all else "any"
         terms = snippet_query(frozenset(t for u in units for t in u.terms))
 
@@ -416,6 +468,49 @@ class NoteStore:
         return SearchResult(query=query, hits=hits, total=total, total_all_words=total_all, limit=limit,
                             offset=offset, matched=matched, total_is_lower_bound=lower_bound)
 
+    # -- links ---------------------------------------------------------------------
+    def _target_id(self, target: Any, what: str) -> str:
+        """The id ``target`` names: an existing id, else what ``[[target]]`` resolves to (name, alias)."""
+        if not isinstance(target, str) or not target.strip():
+            raise InvalidInput(f"{what} must be a note id or name, e.g. 'projects/Plan' or 'Plan'")
+        text = target.strip()
+        if text.endswith(".md"):
+            text = text[:-3]
+        index = self._links.index()
+        if text in index:
+            return text
+        res = index.resolve(text)
+        if res.target is not None:
+            return res.target
+        if res.reason == "ambiguous":
+            raise InvalidInput(f"{what} {text!r} names several notes ({', '.join(res.candidates)}): pass one id")
+        raise InvalidInput(f"{what} {text!r} is not a note (no id, file name or alias matches); "
+                           "use an id from note_search or note_list")
+
+    def _linking_to(self, target: Any) -> set[str]:
+        """Catalogue keys of the notes that link to ``target`` (see ``_target_id``)."""
+        target_id = self._target_id(target, "links_to")
+        return {f"notes/{source}.md" for source in self._links.index().links_to(target_id)}
+
+    def links(self, note_id: str, limit: int = MAX_LINKS_SHOWN) -> dict[str, Any]:
+        """What ``note_id`` links to and what links to it (ids, at most ``limit`` each, with totals), and its
+        links that resolve to no note. Reads no file: the link index is kept beside the catalogue."""
+        note_id = self.files.check_id(note_id)
+        self.ws.refresh()
+        if self.ws.catalogue.get(self.files.key(note_id)) is None:
+            self.files.path(note_id)  # a folder that is a link says so
+            raise NotFound(f"no note with id {note_id!r}; use note_search or note_list to find existing ids")
+        index = self._links.index()
+        out, back = index.links_from(note_id), index.links_to(note_id)
+        unresolved = [u.to_dict() for u in index.unresolved(note_id, limit)]
+        return {"id": note_id, "links_to": out[:limit], "links_to_total": len(out),
+                "linked_from": back[:limit], "linked_from_total": len(back), "unresolved": unresolved}
+
+    def link_stats(self) -> dict[str, int]:
+        """Links in all notes: how many, how many resolve to a note, how many do not."""
+        self.ws.refresh()
+        return self._links.index().stats()
+
     def _read_body(self, entry: Entry) -> tuple[str, str | None, bool]:
         """(text to cut a snippet from, revision, whether to keep it) of a hit's file as its catalogue row
         knows it; the title if unreadable. ``HitBodies`` reuses it (and the snippets cut from it) while the
@@ -425,9 +520,10 @@ class NoteStore:
             raw, st = read_regular_file(entry.path, self.files.max_file_bytes)
         except (OSError, BadFile):
             return title, None, False
-        text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
-        end = text.find("\n---\n", 3)
-        body = text[end + 5:] if end != -1 else text
+        text = raw.decode("utf-8", errors="replace")
+        body = split_text(text).body.replace("\r\n", "\n")
+        if entry.meta.get("foreign"):
+            return body or title, revision_of(raw), (st.st_mtime_ns, st.st_size) == (entry.mtime_ns, entry.size)
         # kept only if the file is still what the row describes (else the next hit reads it again)
         same = (st.st_mtime_ns, st.st_size) == (entry.mtime_ns, entry.size)
         return content_from_body(body, title) or title, revision_of(raw), same
@@ -492,19 +588,24 @@ class NoteStore:
                 by_type[r.meta["type"]] = by_type.get(r.meta["type"], 0) + 1
                 tag_counts.update(r.meta["tags"])
             conflicted = [{"id": r.id, "path": r.key, "readable": True} for r in rows if r.meta.get("conflict")]
-            self._counts = (version, by_type, tag_counts.most_common(10), conflicted)
-        _version, by_type, top_tags, conflicted = self._counts
+            problems = [{"id": r.id, "path": r.key, "reason": r.meta["front_matter_problem"]}
+                        for r in rows if r.meta.get("front_matter_problem")]
+            self._counts = (version, by_type, tag_counts.most_common(10), conflicted, problems)
+        _version, by_type, top_tags, conflicted, problems = self._counts
         recent = self.ws.sorted_entries("note", _sort_key("updated_desc"), "updated", True)[:5]
+        links = self._links.index()
         unreadable = self.files.unreadable()
         # Conflicted notes (readable ones are indexed with a flag; others are unreadable)
-        conflicts = sorted(conflicted + [{"id": Path(p["path"]).stem, "path": p["path"], "readable": False}
+        conflicts = sorted(conflicted + [{"id": self.files.id_of_key(p["path"]), "path": p["path"], "readable": False}
                                          for p in unreadable if CONFLICT_REASON in p["reason"]],
                            key=lambda c: str(c["path"]))
         return NoteSummary(total=len(rows), by_type=dict(by_type),
                            top_tags=[{"tag": t, "count": c} for t, c in top_tags],
                            recent=[_note_from_row(r, revision=self._row_revision(r)) for r in recent],
                            unreadable=unreadable[:MAX_LISTED_UNREADABLE],
-                           conflicts=conflicts[:MAX_LISTED_UNREADABLE], unreadable_total=len(unreadable))
+                           conflicts=conflicts[:MAX_LISTED_UNREADABLE], unreadable_total=len(unreadable),
+                           links=links.stats(), front_matter_problems=problems[:MAX_LISTED_UNREADABLE],
+                           unresolved_links=[u.to_dict() for u in links.unresolved(limit=MAX_UNRESOLVED_LISTED)])
 
 
 def _extra(meta: dict[str, Any]) -> dict[str, Any]:

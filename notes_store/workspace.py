@@ -64,6 +64,10 @@ class Workspace:
                  clock: Callable[[], float] = time.time, commit_delay: float = 0.25) -> None:
         self.root = Path(root).expanduser().resolve()
         self.collections = {c.kind: c for c in collections}
+        for coll in collections:  # a collection whose ids are paths needs the folder they are relative to
+            bind = getattr(coll, "bind", None)
+            if callable(bind):
+                bind(self.root)
         self.rescan_interval = rescan_interval
         self.max_content_bytes = max_content_bytes or env_bytes("CTXNOTES_MAX_CONTENT_BYTES",
                                                                 DEFAULT_MAX_CONTENT_BYTES)
@@ -82,7 +86,8 @@ class Workspace:
         self._index_lock = self._live.index_lock  # one engine writer in this process
         self._searcher_lock = self._live.searcher_lock  # searches and searcher swaps (see ``LiveIndex``)
         self._sync = FolderSync(self.root, {k: c.folder_name for k, c in self.collections.items()},
-                                self.index_dir / "changes")
+                                self.index_dir / "changes",
+                                nested={c.folder_name for c in self.collections.values() if getattr(c, "nested", False)})
         self._refresh = FolderRefresh(self)
         self._writes = WriteHold(self)
         self._groups = GroupCommit(self.writing, self._pending_warnings)

@@ -97,4 +97,5 @@ class WriteHold:
             self._changes[key] = "deleted"
         path = ws.root / key
         title = str(old.meta.get("title", "")) if old is not None else ""
-        ws._listeners.notify(WriteEvent("delete", old.kind if old else key.split("/")[0], path.stem, title, path))
+        item_id = key.split("/", 1)[-1].removesuffix(".md")   # notes/a/b.md -> a/b
+        ws._listeners.notify(WriteEvent("delete", old.kind if old else key.split("/")[0], item_id, title, path))

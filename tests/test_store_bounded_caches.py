@@ -82,13 +82,13 @@ def test_unreadable_files_are_listed_with_short_reasons_and_bounded_lists(tmp_pa
     root = tmp_path / "w"
     (root / "notes").mkdir(parents=True)
     for k in range(MAX_LISTED_UNREADABLE + 20):
-        (root / "notes" / f"bad{k:03d}.md").write_text(f"---\nid: {'x' * 60_000}\ntitle: t\n---\nbody\n")
+        (root / "notes" / f"bad{k:03d}.md").write_text(f"---\nid: bad{k:03d}\ntype: {'x' * 60_000}\n---\nbody\n")
     ws = open_workspace(root)
     try:
         s = ws.notes.summary().to_dict()
         assert s["unreadable_total"] == MAX_LISTED_UNREADABLE + 20 and len(s["unreadable"]) == MAX_LISTED_UNREADABLE
         reason = s["unreadable"][0]["reason"]
-        assert len(reason) <= MAX_REASON_CHARS and "disagrees with the file name" in reason
+        assert len(reason) <= MAX_REASON_CHARS and "is not one of" in reason
         assert "characters in all" in reason
     finally:
         ws.close()

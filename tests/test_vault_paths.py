@@ -156,8 +156,8 @@ def test_filename_from_any_title_is_one_valid_segment(title):
 def test_join_id():
     assert join_id("projects/2026", "Plan") == "projects/2026/Plan"
     assert join_id("", "Plan") == "Plan"
-    assert join_id("/projects/", "Plan") == "projects/Plan"
-    for folder in ("../x", "a/../../b", "a\\b", "\uff0e\uff0e"):
+    assert join_id("projects/", "Plan") == "projects/Plan"
+    for folder in ("../x", "a/../../b", "a\\b", "\uff0e\uff0e", "/projects"):
         with pytest.raises(InvalidInput):
             join_id(folder, "Plan")
 

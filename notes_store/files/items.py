@@ -26,6 +26,7 @@ from .durable import StagedWrite, TempFileGone, commit_staged, durable_unlink, s
 from .safe_read import read_regular_file
 from ..settings import max_file_bytes
 from ..validation import MAX_FILE_TAGS, check_id
+from .note_paths import check_note_id, safe_note_path
 
 if TYPE_CHECKING:  # the index's entry type, for annotations only: files/ never imports the index
     from ..index.backend import IndexEntry
@@ -86,6 +87,7 @@ class LoadedItem:
     entry: IndexEntry
     path: Path
     revision: str
+    raw: bytes = b""   # the file's bytes as read (an update of a page we did not write edits them)
 
 
 @dataclass
@@ -157,7 +159,7 @@ class ItemFiles:
     """The files of one kind of item in a workspace."""
 
     def __init__(self, ws: Any, collection: ItemCollection, *, what: str, id_name: str, id_prefix: str,
-                 find_hint: str, parse: Callable[[bytes], Document] = parse_document) -> None:
+                 find_hint: str, parse: Callable[[bytes], Document] = parse_document, nested: bool = False) -> None:
         self.ws = ws
         self.collection = collection
         self.what = what            # "note" | "memory"
@@ -165,6 +167,7 @@ class ItemFiles:
         self.id_prefix = id_prefix  # "note" | "mem"
         self.find_hint = find_hint  # how a caller finds valid ids
         self._parse = parse
+        self.nested = nested        # ids are paths under the folder (notes), not flat names (memories)
         self._lock = threading.Lock()
         self._unreadable: dict[str, str] = {}  # key -> reason, for files that failed when read by id
         self._special: tuple[int, dict[str, str]] | None = None  # (folder mtime_ns, special files)
@@ -178,10 +181,20 @@ class ItemFiles:
         return f"{self.collection.folder_name}/{item_id}.md"
 
     def path(self, item_id: str) -> Path:
+        """The file of a checked id; for path ids, InvalidInput when a folder on the way is a symbolic link."""
+        if self.nested:
+            return safe_note_path(self.folder, item_id)
         return self.folder / f"{item_id}.md"
 
     def check_id(self, item_id: Any) -> str:
+        if self.nested:
+            return check_note_id(item_id, self.id_name)
         return check_id(item_id, self.id_name)
+
+    def id_of_key(self, key: str) -> str:
+        """``notes/a/b.md`` -> ``a/b``."""
+        name = key.split("/", 1)[-1]
+        return name[:-3] if name.endswith(".md") else name
 
     def new_id(self) -> str:
         """``<prefix>_<UTC time>_<8 hex>``: the time for readability, 32 random bits so that two
@@ -226,7 +239,7 @@ class ItemFiles:
         revision = revision_of(raw)
         entry.meta["revision"] = revision
         self._forget_unreadable(item_id)
-        return LoadedItem(doc.meta, entry, path, revision)
+        return LoadedItem(doc.meta, entry, path, revision, raw)
 
     def current_revision(self, item_id: str) -> str | None:
         """The revision of the file as it is now (None when it is gone or cannot be read as bytes)."""
@@ -355,5 +368,5 @@ class ItemFiles:
             if os.path.lexists(Path(self.ws.root) / key):
                 found[key] = reason
             else:
-                self._forget_unreadable(Path(key).stem)
+                self._forget_unreadable(self.id_of_key(key))
         return [{"path": key, "reason": found[key]} for key in sorted(found)]

@@ -216,8 +216,9 @@ def filename_from_title(title: str, *, fallback: str = "Untitled") -> str:
 
 
 def join_id(folder: str, name: str) -> str:
-    """``folder/name`` (or ``name`` for the top folder), checked as a whole."""
-    folder = folder.strip().strip("/")
+    """``folder/name`` (or ``name`` for the top folder), checked as a whole (a trailing ``/`` is dropped; a
+    leading one is an absolute path, refused)."""
+    folder = folder.strip().rstrip("/")
     note_id = f"{folder}/{name}" if folder else name
     return check_note_id(note_id, "folder")
 
@@ -520,13 +521,18 @@ class IgnoreRules:
 
 
 def walk_notes(root: Path, rules: IgnoreRules | None = None, *, max_files: int | None = None,
-               max_depth: int = MAX_DEPTH) -> Iterable[tuple[str, os.DirEntry[str]]]:
+               max_depth: int = MAX_DEPTH, folders: list[tuple[str, int]] | None = None,
+               strict: bool = False) -> Iterable[tuple[str, os.DirEntry[str]]]:
     """``(relpath, entry)`` of every ``*.md`` entry under ``root`` that the rules keep, depth first (in the order the folders list them).
 
     Entries whose path is not a valid id (``relpath_to_id`` is None: a name with a backslash or a control
     character) are yielded too, for the caller to list as unreadable rather than skip in silence. Symbolic links to folders are never entered (a link pointing outside stays outside); links and other
     non-regular ``*.md`` entries are yielded so the caller can report them. Ignore files in each folder are
     read as it is entered. ``root``'s own ignore files are read when ``rules`` is None.
+
+    ``folders``, when given, receives ``(relpath, mtime_ns)`` of every folder entered (``""`` for ``root``):
+    adding, removing or renaming an entry changes its folder's mtime. ``strict``: a folder that cannot be
+    listed raises (a scan must not take its files for deleted); otherwise it is skipped.
     """
     if rules is None:
         rules = IgnoreRules()
@@ -538,9 +544,15 @@ def walk_notes(root: Path, rules: IgnoreRules | None = None, *, max_files: int |
         if base:
             rules.add_folder(folder, base)
         try:
+            if folders is not None:
+                folders.append((base, os.stat(folder).st_mtime_ns))
             with os.scandir(folder) as it:
                 entries = list(it)
+        except FileNotFoundError:
+            continue
         except OSError:
+            if strict:
+                raise
             continue
         subfolders = []
         for de in entries:

@@ -30,14 +30,20 @@ class IndexEntry:
     title: str
     text: str                     # body text to index
     meta: dict[str, Any] = field(default_factory=dict)  # catalogue row, JSON-able
+    # Searched but not part of the content: a vault page's file name, folders, aliases and description.
+    extra_text: str = ""
 
 
 TITLE_WEIGHT = 2  # the title counts twice: BM25F's per-field weight, in one field
 
 
 def indexed_text(entry: IndexEntry) -> str:
-    """The text a document is ranked on: the title ``TITLE_WEIGHT`` times, the tags, the body."""
-    return "\n".join([entry.title] * TITLE_WEIGHT + [" ".join(entry.tags), entry.text])
+    """The text a document is ranked on: the title ``TITLE_WEIGHT`` times, the tags, the body (and the
+    ``extra_text`` of a vault page, when it has one)."""
+    parts = [entry.title] * TITLE_WEIGHT + [" ".join(entry.tags), entry.text]
+    if entry.extra_text:
+        parts.append(entry.extra_text)
+    return "\n".join(parts)
 
 
 @dataclass

@@ -65,7 +65,8 @@ class Entry:
 
     @property
     def id(self) -> str:
-        name = self.key.rsplit("/", 1)[-1]
+        """The path under the kind's folder without ``.md``: ``notes/a/b.md`` is ``a/b``."""
+        name = self.key.split("/", 1)[-1]
         return name[:-3] if name.endswith(".md") else name
 
     def compact(self) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files.note_paths import MAX_DEPTH, IgnoreRules, walk_notes
 from .inotify import FolderWatcher
 
 PAUSE_EVERY = 1000  # entries between two calls of a scan's ``pause``
@@ -66,9 +67,14 @@ class ScanStart:
 class FolderSync:
     """Change detection for the folders of one workspace (``{kind: folder name}``)."""
 
-    def __init__(self, root: Path, folders: dict[str, str], token_path: Path) -> None:
+    def __init__(self, root: Path, folders: dict[str, str], token_path: Path,
+                 nested: set[str] | frozenset[str] = frozenset()) -> None:
         self.root = root
         self.folders = folders
+        # Folders whose sub-folders hold items too (notes: a vault), walked with the skip rules of
+        # ``files.note_paths``; the others (memory) are flat.
+        self.nested = frozenset(nested)
+        self._subfolders: dict[str, list[str]] = {}  # nested folder -> its sub-folders at the last scan
         self._kinds = {name: kind for kind, name in folders.items()}
         self._token_path = token_path
         self.watcher: FolderWatcher | None = None
@@ -82,7 +88,8 @@ class FolderSync:
 
     def start(self) -> None:
         """Start watching (before the first full scan, so that nothing changing after it is missed)."""
-        self.watcher = FolderWatcher.open({name: self.root / name for name in self.folders.values()})
+        self.watcher = FolderWatcher.open({name: self.root / name for name in self.folders.values()},
+                                          nested=self.nested)
 
     def close(self) -> None:
         if self.watcher is not None:
@@ -97,6 +104,13 @@ class FolderSync:
         if self.watcher is None:
             return None
         with self._lock:
+            if self.watcher.exhausted:
+                # More folders than inotify watches (fs.inotify.max_user_watches): changes are found by
+                # scans from now on, as where inotify is missing.
+                log.warning("%s: too many folders for inotify watches; falling back to periodic scans", self.root)
+                self.watcher.close()
+                self.watcher = None
+                return None
             self._drain()
             if self._lost:
                 return None
@@ -200,12 +214,15 @@ class FolderSync:
 
     # -- stat ----------------------------------------------------------------------
     def stamps(self) -> dict[str, int] | None:
-        """Each folder's mtime (None when one is missing)."""
+        """Each folder's mtime, sub-folders of nested folders included (those the last scan entered: a new
+        one changes its parent's mtime); None when one is missing."""
         stamps = {}
         for name in self.folders.values():
             try:
                 stamps[name] = (self.root / name).stat().st_mtime_ns
-            except FileNotFoundError:
+                for sub in self._subfolders.get(name, ()):
+                    stamps[f"{name}/{sub}"] = (self.root / name / sub).stat().st_mtime_ns
+            except (FileNotFoundError, NotADirectoryError):
                 return None
         return stamps
 
@@ -220,6 +237,14 @@ class FolderSync:
         seen = 0
         for kind, name in self.folders.items():
             folder = self.root / name
+            if name in self.nested:
+                try:
+                    folder.stat()
+                except FileNotFoundError:
+                    folder.mkdir(parents=True, exist_ok=True)
+                    continue
+                seen = self._scan_nested(kind, name, found, stamps, pause, seen)
+                continue
             try:
                 stamps[name] = folder.stat().st_mtime_ns
                 entries = os.scandir(folder)
@@ -244,12 +269,57 @@ class FolderSync:
                     found[key] = _row(kind, st)
         return found, stamps
 
+    def _scan_nested(self, kind: str, name: str, found: Found, stamps: dict[str, int],
+                     pause: Callable[[], None] | None, seen: int) -> int:
+        """``scan`` of a folder with sub-folders: every ``*.md`` the skip rules keep, at any depth."""
+        folders: list[tuple[str, int]] = []
+        for rel, de in walk_notes(self.root / name, folders=folders, strict=True):
+            if pause is not None:
+                seen += 1
+                if seen % PAUSE_EVERY == 0:
+                    pause()
+            try:
+                st = de.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            found[f"{name}/{rel}"] = _row(kind, st)
+        for rel, mtime_ns in folders:
+            stamps[f"{name}/{rel}" if rel else name] = mtime_ns
+        self._subfolders[name] = [rel for rel, _ in folders if rel]
+        return seen
+
+    def _skipped(self, name: str, rel: str) -> bool:
+        """Whether a nested folder's file at ``rel`` is skipped by a scan (hidden or ignored name, a folder
+        on the way that is a symbolic link or is not a folder): reported changes to it are not items."""
+        parts = rel.split("/")
+        if len(parts) > MAX_DEPTH + 1:
+            return True
+        rules = IgnoreRules()
+        folder = self.root / name
+        rules.add_folder(folder)
+        for i, part in enumerate(parts[:-1]):
+            folder = folder / part
+            try:
+                st = os.lstat(folder)
+            except OSError:
+                return True
+            if not stat.S_ISDIR(st.st_mode):
+                return True
+            rules.add_folder(folder, "/".join(parts[:i + 1]))
+        return rules.ignored_path(rel)
+
     def stat_keys(self, keys: set[str]) -> Found:
         """Like ``scan``, for a few named files only (errors other than "gone" raise)."""
         found: Found = {}
         for key in keys:
-            kind = self._kinds.get(key.split("/", 1)[0])
+            name, _, rel = key.partition("/")
+            kind = self._kinds.get(name)
             if kind is None:
+                continue
+            if name in self.nested:
+                if self._skipped(name, rel):
+                    continue
+            elif "/" in rel:
                 continue
             try:
                 st = os.lstat(self.root / key)

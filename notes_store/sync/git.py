@@ -34,6 +34,7 @@ from .git_conflicts import CONFLICT_REASON, has_conflict_markers
 from ..files.safe_read import read_regular_file
 from ..settings import CONFIG_FILE, load_settings, max_file_bytes, read_config
 from ..validation import check_id
+from ..files.note_paths import check_note_id, safe_note_path
 from ..files.layout import GITIGNORE, INDEX_DIR
 from ..listeners import WriteEvent
 
@@ -352,11 +353,11 @@ def note_history(ws: Any, note_id: str, limit: int = 20, kind: str = "note") -> 
     "email", "message"}], "message"}``; ``in_git`` is False (with a message saying so) when the workspace
     is not in a Git repository. Raises ``NotFound`` when the note neither exists nor has any history.
     """
-    note_id = check_id(note_id)
+    note_id = check_note_id(note_id) if kind == "note" else check_id(note_id)
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
         raise InvalidInput("limit must be a whole number from 1 to 1000")
     key = ws.key_for(kind, note_id)
-    path = ws.root / key
+    path = safe_note_path(ws.root / "notes", note_id) if kind == "note" else ws.root / key  # no folder links
     exists = os.path.lexists(path)
     out: dict[str, Any] = {"id": note_id, "path": key, "in_git": False, "repository": None, "commits": []}
     top = repo_root(ws.root)
@@ -422,7 +423,8 @@ def find_conflicts(ws: Any) -> list[dict[str, Any]]:
             markers = has_conflict_markers(raw)
         if markers:
             kind = next((k for k, c in ws.collections.items() if problem.path.startswith(c.folder_name + "/")), "")
-            found[problem.path] = {"id": Path(problem.path).stem, "kind": kind, "path": problem.path,
+            found[problem.path] = {"id": problem.path.split("/", 1)[-1].removesuffix(".md"), "kind": kind,
+                                   "path": problem.path,
                                    "readable": False}
     return [found[k] for k in sorted(found)]
 

@@ -34,6 +34,11 @@ IN_IGNORED = 0x8000
 IN_NONBLOCK = os.O_NONBLOCK
 IN_CLOEXEC = os.O_CLOEXEC
 
+IN_ONLYDIR = 0x01000000
+IN_DONT_FOLLOW = 0x02000000
+IN_ISDIR = 0x40000000
+MAX_WATCH_DEPTH = 32
+
 _MASK = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
          | IN_DELETE_SELF | IN_MOVE_SELF)
 _LOST = IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF
@@ -54,19 +59,22 @@ def _libc() -> ctypes.CDLL | None:
 class FolderWatcher:
     """inotify watches on a few folders; ``changes()`` says which files changed since last asked."""
 
-    def __init__(self, libc: ctypes.CDLL, fd: int, folders: dict[str, Path]) -> None:
+    def __init__(self, libc: ctypes.CDLL, fd: int, folders: dict[str, Path],
+                 nested: frozenset[str] = frozenset()) -> None:
         self._libc = libc
         self._fd = fd
         # A workspace dropped without close() must not keep its inotify instance
         # (the default limit is 128 per user).
         self._finalizer = weakref.finalize(self, os.close, fd)
         self._folders = folders
+        self._nested = nested          # folders whose sub-folders are watched too (a vault of notes)
         self._names: dict[int, str] = {}
         self._lost = False
+        self.exhausted = False         # no watch left for a folder (max_user_watches): scan instead
         self._add_watches()
 
     @classmethod
-    def open(cls, folders: dict[str, Path]) -> FolderWatcher | None:
+    def open(cls, folders: dict[str, Path], nested: frozenset[str] = frozenset()) -> FolderWatcher | None:
         """A watcher on ``{name: path}`` folders, or None where inotify cannot be used."""
         if os.environ.get("CTXNOTES_NO_INOTIFY"):
             return None
@@ -77,7 +85,7 @@ class FolderWatcher:
             fd = libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
             if fd < 0:
                 return None
-            return cls(libc, fd, folders)
+            return cls(libc, fd, folders, nested)
         except (OSError, AttributeError) as exc:
             log.info("inotify unavailable (%s): falling back to periodic scans", exc)
             return None
@@ -85,11 +93,33 @@ class FolderWatcher:
     def _add_watches(self) -> None:
         self._names.clear()
         for name, path in self._folders.items():
-            wd = self._libc.inotify_add_watch(self._fd, os.fsencode(path), _MASK)
-            if wd < 0:
-                self._lost = True  # scan until the folder exists again
-                continue
-            self._names[wd] = name
+            if self._watch(path, name) and name in self._nested:
+                self._watch_below(path, name)
+
+    def _watch(self, path: Path, name: str, top: bool = True) -> bool:
+        """Watch one folder; a sub-folder only if it is a folder itself (never through a link)."""
+        mask = _MASK if top else _MASK | IN_DONT_FOLLOW | IN_ONLYDIR
+        wd = self._libc.inotify_add_watch(self._fd, os.fsencode(path), mask)
+        if wd < 0:
+            if ctypes.get_errno() == errno.ENOSPC:
+                self.exhausted = True
+            self._lost = True  # scan until the folder exists again
+            return False
+        self._names[wd] = name
+        return True
+
+    def _watch_below(self, path: Path, name: str, depth: int = 0) -> None:
+        """Watch every sub-folder of ``path`` (key prefix ``name``) a scan would enter: no hidden names, no links."""
+        if depth >= MAX_WATCH_DEPTH or self.exhausted:
+            return
+        try:
+            with os.scandir(path) as it:
+                subs = [de.name for de in it if not de.name.startswith(".") and de.is_dir(follow_symlinks=False)]
+        except OSError:
+            return
+        for sub in subs:
+            if self._watch(path / sub, f"{name}/{sub}", top=False):
+                self._watch_below(path / sub, f"{name}/{sub}", depth + 1)
 
     def changes(self) -> set[str] | None:
         """Keys (``notes/x.md``) that changed since the last call; None when events were lost
@@ -118,7 +148,12 @@ class FolderWatcher:
                 folder = self._names.get(wd)
                 if folder is not None and raw:
                     name = os.fsdecode(raw)
-                    if name.endswith(".md") and not name.startswith("."):
+                    if mask & IN_ISDIR:
+                        # A folder came, went or moved under a watched vault folder: its files were not
+                        # watched (or are no longer where they were): scan everything, watching it anew.
+                        if folder.split("/", 1)[0] in self._nested and not name.startswith("."):
+                            self._lost = True
+                    elif name.endswith(".md") and not name.startswith("."):
                         keys.add(f"{folder}/{name}")
         if self._lost:
             self._lost = False
