@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TypedDict
 
-from bench.devsets import DEFAULT_LOCOMO, SET_NAMES, Conversation, DevSet, Turn, all_sets, load_locomo
+from bench.devsets import DEFAULT_LOCOMO, SET_NAMES, Conversation, DevSet, Turn, all_sets, load_locomo, strip_session
 from context import TokenCounter, build_context
 from context.select.relevance import LexicalScorer, terms_of
 from notes_store.analysis.analyzer import query_terms
@@ -150,7 +150,7 @@ def timing(turns: int = 600, budget: int = 2000, runs: int = 40, data: Path = DE
     are on texts never seen."""
     from bench.corpus import as_sent
     if data.is_file():
-        conv = load_locomo(data)
+        conv = strip_session(load_locomo(data))
     else:
         from bench.devsets.statement_logs import generate_log
         conv = generate_log("en", 1)

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.devsets import (  # noqa: E402
     DEFAULT_LOCOMO, DEV_SEEDS, Conversation, DevSet, Question, daily_log_set, dialogue_set, hard_memlog_set,
-    interleave_sessions, life_log_set, load_locomo, long_chat_set, memlog_set, reunion_chat_set, statement_log_set,
+    interleave_sessions, life_log_set, load_locomo, long_chat_set, memlog_set, reunion_chat_set, statement_log_set, strip_session,
     written_late_set, written_log_set, written_set)
 from bench.devsets.memlogs import HARD, generate_memlog  # noqa: E402
 from bench.quality import bm25_order, evaluate  # noqa: E402
@@ -60,7 +60,7 @@ def _assert_lead(ds: DevSet, lead: float = LEAD) -> None:
 
 @needs_locomo
 def test_conv26_recall_holds_todays_figures():
-    means = evaluate(DevSet("conv26", "dev", [load_locomo(DEFAULT_LOCOMO)]), BUDGETS,
+    means = evaluate(DevSet("conv26", "dev", [strip_session(load_locomo(DEFAULT_LOCOMO))]), BUDGETS,
                      methods=("build_context",))["means"]
     for b in BUDGETS:
         assert means["build_context"][b] >= CONV26_FLOOR[b], (b, means)
