@@ -51,15 +51,15 @@ async def test_hostile_ids_refused_everywhere_and_nothing_changes(server, client
 @pytest.mark.parametrize("tool,args,expected", [
     ("note_create", {"title": "two\nlines"}, "single line"),
     ("note_create", {"title": "x\r---\rid: evil"}, "single line"),
-    ("note_create", {"title": "t", "tags": [1, 2]}, "valid string"),
-    ("note_create", {"title": "t", "tags": [{"a": 1}]}, "valid string"),
-    ("note_create", {"title": "t", "tags": "one"}, "valid list"),
+    ("note_create", {"title": "t", "tags": [1, 2]}, "tags[0] must be a string; got 1"),
+    ("note_create", {"title": "t", "tags": [{"a": 1}]}, "tags[0] must be a string"),
+    ("note_create", {"title": "t", "tags": "one"}, "tags must be a list; got 'one'"),
     ("note_create", {"title": "t", "tags": ["a\nb"]}, "control characters"),
-    ("note_create", {"title": 7}, "valid string"),
+    ("note_create", {"title": 7}, "title must be a string; got 7"),
     ("note_create", {"title": "t", "content": "a\x00b"}, "NUL"),
     ("note_create", {"title": "t", "content": "x" * ((1 << 20) + 1)}, "over the limit of 1048576 bytes"),
     ("memory_add", {"content": "x" * ((1 << 20) + 1)}, "over the limit of 1048576 bytes"),
-    ("memory_add", {"content": "x", "tags": [3]}, "valid string"),
+    ("memory_add", {"content": "x", "tags": [3]}, "tags[0] must be a string; got 3"),
 ])
 async def test_broken_input_is_a_clear_error_and_writes_nothing(client, tmp_path, tool, args, expected):
     await client.call_tool("note_list", {})  # opens the workspace, so the snapshot has its layout
