@@ -235,9 +235,12 @@ class NoteStore:
         """Write under the lock the caller holds (temp file, fsync, rename, folder fsync, register)."""
         return self._commit(self._stage(meta, data))
 
-    def _stage(self, meta: dict[str, Any], data: bytes) -> tuple[dict[str, Any], StagedItem]:
+    def _stage(self, meta: dict[str, Any], data: bytes | str) -> tuple[dict[str, Any], StagedItem]:
         """The note's file written and fsynced to a temp file: no lock needed (``_commit`` follows under it).
-        ``meta``: the front matter as written, with the note's ``id``."""
+        ``meta``: the front matter as written, with the note's ``id``; ``data``: the file's bytes, or the
+        content of a note of ours (written as ``meta`` plus a ``# title`` body)."""
+        if isinstance(data, str):
+            data = dump_document(meta, titled_body(meta["title"], data))
         return meta, self.files.stage(meta["id"], data)
 
     def _commit(self, staged: tuple[dict[str, Any], StagedItem]) -> Note:

@@ -460,9 +460,10 @@ def test_doctor_and_summary_flag_conflict_markers(tmp_path):
 
     with open_workspace(root) as ws:
         summary = ws.notes.summary()
+        # Without front matter the third is a page like any other Markdown file: readable, indexed, flagged.
         assert [(c["id"], c["readable"]) for c in summary.conflicts] == sorted(
-            [(body_conflict.id, True), (head_conflict.id, True), (broken.id, False)])
-        assert summary.total == 3  # the two readable conflicted notes are indexed, flagged
+            [(body_conflict.id, True), (head_conflict.id, True), (broken.id, True)])
+        assert summary.total == 4  # the readable conflicted notes are indexed, flagged
         assert ws.notes.read(head_conflict.id).title == "Ours title"
         assert "theirs text" in ws.notes.read(body_conflict.id).content
         assert ws.notes.search("theirs").hits[0].note.id == body_conflict.id
@@ -470,7 +471,7 @@ def test_doctor_and_summary_flag_conflict_markers(tmp_path):
 
     code, out = cli("-w", root, "doctor")
     assert code == 0
-    assert f"notes/{body_conflict.id}.md" in out and f"notes/{broken.id}.md (unreadable until resolved)" in out
+    assert f"notes/{body_conflict.id}.md" in out and f"notes/{broken.id}.md" in out
     code, out = cli("--json", "-w", root, "doctor")
     assert {c["id"] for c in json.loads(out)["conflicts"]} == {body_conflict.id, head_conflict.id, broken.id}
 

@@ -99,14 +99,10 @@ def split_text(text: str) -> Split:
     lines = _LINE_SPLIT_RE.split(text)
     if lines and lines[-1] == "":
         lines.pop()
-    size = 0
-    for i in range(1, len(lines)):
+    for i in range(1, len(lines)):   # linear in the file, which the caller bounded
         stripped = lines[i].rstrip("\r\n")
         if stripped in ("---", "..."):
             return Split(bom, lines[0], lines[1:i], lines[i], "".join(lines[i + 1:]), newline)
-        size += len(lines[i])
-        if size > MAX_FRONT_MATTER_BYTES * 4:
-            break
     return Split(bom, "", [], "", text, newline)   # no closing line: a rule, not front matter
 
 
