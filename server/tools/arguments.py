@@ -30,6 +30,8 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools.base import Tool
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .observe import observe_call
+
 # Names clients commonly use for a parameter that has another name here: suggested only when the tool has
 # the target. Everything else is derived from the tool's own names.
 SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -63,8 +65,7 @@ class StrictArguments(Tool):
             if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
                 raise
             # Only the SDK's argument validation raises a ToolError caused by a ValidationError directly.
-            from .kit import _observe
-            _observe(self.name, 0.0, True)
+            observe_call(self.name, 0.0, True)
             message = explain(cause, self.fn_metadata.arg_model, arguments)
             raise ToolError(f"Error executing tool {self.name}: {message}") from cause
 

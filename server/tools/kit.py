@@ -18,7 +18,6 @@ import collections
 import contextlib
 import contextvars
 import functools
-import importlib
 import inspect
 import logging
 import threading
@@ -33,6 +32,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
+
+from .observe import observe_call
 
 log = logging.getLogger("ctxnotes.server")
 
@@ -262,24 +263,6 @@ async def in_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 # -- the one wrapper ---------------------------------------------------------------------------------------
 
-_metrics: Any = None
-
-
-def _observe(name: str, seconds: float, is_error: bool) -> None:
-    """Report a call to ``server.metrics`` when that optional module exists."""
-    global _metrics
-    if _metrics is None:
-        try:
-            _metrics = importlib.import_module("server.metrics")
-        except ImportError:
-            _metrics = False
-    if _metrics is not False:
-        try:
-            _metrics.observe_tool_call(name, seconds, is_error)
-        except Exception:  # metrics must never fail a call
-            log.debug("metrics.observe_tool_call failed", exc_info=True)
-
-
 def _store_errors() -> tuple[type[BaseException], ...]:
     from notes_store.errors import StoreError
     return (StoreError,)
@@ -348,7 +331,7 @@ def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str
             except errors as exc:
                 raise ToolError(str(exc)) from None
             finally:
-                _observe(name, time.perf_counter() - started, not ok)
+                observe_call(name, time.perf_counter() - started, not ok)
             return _finish(reply, limits, take_warnings)
         wrapped: Callable[..., Any] = call_async
     else:
@@ -371,7 +354,7 @@ def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str
                 raise
             finally:
                 if not again:
-                    _observe(name, time.perf_counter() - started, not ok)
+                    observe_call(name, time.perf_counter() - started, not ok)
             return _finish(reply, limits, take_warnings)
 
         async def wait_before() -> None:
@@ -382,7 +365,7 @@ def add_tool(server: MCPServer, fn: Callable[..., Any], *, name: str, title: str
             try:
                 await before()
             except ToolError:
-                _observe(name, time.perf_counter() - started, True)
+                observe_call(name, time.perf_counter() - started, True)
                 raise
 
         @functools.wraps(fn)
@@ -469,7 +452,7 @@ def timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
                 ok = not getattr(value, "is_error", False)
                 return value
             finally:
-                _observe(name, time.perf_counter() - started, not ok)
+                observe_call(name, time.perf_counter() - started, not ok)
         wrapper: Callable[..., Any] = call_async
     else:
         @functools.wraps(fn)
@@ -481,7 +464,7 @@ def timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
                 ok = not getattr(value, "is_error", False)
                 return value
             finally:
-                _observe(name, time.perf_counter() - started, not ok)
+                observe_call(name, time.perf_counter() - started, not ok)
         wrapper = call_sync
     wrapper._ctxnotes_wrapped = True  # type: ignore[attr-defined]
     return wrapper
