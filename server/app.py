@@ -179,7 +179,15 @@ def _canonical_id(kind: str, item_id: str) -> str:
     The raw URI is checked before template matching (``_refuse_other_spellings``); this catches the decoded
     forms that reach the handler by other routes (a nested ``ctx.read_resource``)."""
     scheme = "note" if kind == "note" else "memory"
-    problem = live.uri_problem(f"{scheme}://{item_id}")
+    if kind == "note":  # the template decoded the id: check it as an id, then its canonical URI
+        from notes_store.files.note_paths import encode_uri_id, note_id_problem
+        bad = note_id_problem(item_id)
+        if bad is not None:
+            raise ResourceNotFoundError(f"note id {item_id[:200]!r} is not valid: {bad}")
+        item_id_uri = encode_uri_id(item_id)
+    else:
+        item_id_uri = item_id
+    problem = live.uri_problem(f"{scheme}://{item_id_uri}")
     if problem is not None:
         raise ResourceNotFoundError(problem)
     return item_id
@@ -223,7 +231,7 @@ def _read_file(handle: WorkspaceHandle, kind: str, item_id: str) -> str | bytes:
 
 def _register_resources(server: MCPServer, handle: WorkspaceHandle) -> None:
 
-    @server.resource("note://{note_id}", name="note", title="A note's Markdown file", mime_type="text/markdown",
+    @server.resource("note://{+note_id}", name="note", title="A note's Markdown file", mime_type="text/markdown",
                      description="The note's file exactly as stored: YAML front matter and Markdown body.")
     async def note_file(note_id: str) -> str | bytes:
         return await anyio.to_thread.run_sync(_read_file, handle, "note", note_id)

@@ -56,7 +56,7 @@ def register(server: MCPServer, handle: WorkspaceHandle) -> None:
     async def complete(ref: Any, argument: Any, context: Any) -> Completion | None:
         name, value = argument.name, argument.value or ""
         if isinstance(ref, ResourceTemplateReference):
-            if ref.uri == "note://{note_id}" and name == "note_id":
+            if ref.uri in ("note://{note_id}", "note://{+note_id}") and name == "note_id":
                 return await anyio.to_thread.run_sync(lambda: complete_note_ids(handle.get().notes, value))
             if ref.uri == "memory://{memory_id}" and name == "memory_id":
                 ids = await anyio.to_thread.run_sync(lambda: handle.get().memory.ids(value.strip()))

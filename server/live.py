@@ -50,6 +50,8 @@ def uri_problem(uri: str) -> str | None:
     kind = scheme.lower()
     if not sep or kind not in FOLDERS:
         return None
+    if kind == "note":
+        return note_uri_problem(uri, scheme, item_id)
     if scheme == kind and is_id(item_id) and not item_id.endswith(".md"):
         return None
     guess = unquote(item_id[:4096]).strip()
@@ -61,6 +63,28 @@ def uri_problem(uri: str) -> str | None:
     shown = uri if len(uri) <= 200 else uri[:200] + "…"
     return (f"{shown!r} is not a canonical {kind} URI: use {kind}://<id> with the bare id (letters, digits, '_', "
             f"'.', '-'; no '.md', spaces, query, fragment or %-escapes){hint}")
+
+
+def note_uri_problem(uri: str, scheme: str, item_id: str) -> str | None:
+    """``uri_problem`` for ``note://``: the id is a path under notes/, percent-encoded as RFC 3986 says
+    (``note://projects/Plan%20Q1``; ``files.note_paths.encode_uri_id`` is the one spelling)."""
+    from notes_store.errors import InvalidInput
+    from notes_store.files.note_paths import decode_uri_id, encode_uri_id
+    shown = uri if len(uri) <= 200 else uri[:200] + "…"
+    try:
+        note_id = decode_uri_id(item_id[:8192].partition("?")[0].partition("#")[0])
+    except InvalidInput as exc:
+        from urllib.parse import unquote
+
+        from notes_store.files.note_paths import note_id_problem
+        guess = unquote(item_id[:4096]).partition("?")[0].partition("#")[0].strip().rstrip("/").removesuffix(".md")
+        hint = f"; did you mean note://{encode_uri_id(guess)}?" if guess and note_id_problem(guess) is None else ""
+        return f"{shown!r} is not a note URI: {exc}{hint}"
+    canonical = encode_uri_id(note_id)
+    if scheme == "note" and item_id == canonical:
+        return None
+    return (f"{shown!r} is not a canonical note URI: the id's path is percent-encoded as RFC 3986 says (upper-case "
+            f"hex, no '.md', query or fragment); did you mean note://{canonical}?")
 
 
 # Each subscription is watched (a stat every 0.25 s for an item URI) and kept for the session's life.
@@ -78,6 +102,13 @@ def check_uri(uri: str) -> None:
 def item_path(root: Path, uri: str) -> Path | None:
     """``note://ID`` / ``memory://ID`` -> the item's file; None for other URIs."""
     scheme, sep, item_id = uri.partition("://")
+    if sep and scheme == "note" and item_id:
+        from notes_store.errors import InvalidInput
+        from notes_store.files.note_paths import decode_uri_id, safe_note_path
+        try:
+            return safe_note_path(root / FOLDERS[scheme], decode_uri_id(item_id))
+        except InvalidInput:
+            return None
     if not sep or scheme not in FOLDERS or not item_id or "/" in item_id or item_id.startswith("."):
         return None
     return root / FOLDERS[scheme] / f"{item_id}.md"
@@ -92,12 +123,13 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
 
 
 def _names(root: Path) -> frozenset[str]:
-    """Every note and memory id in the folders, as URIs."""
+    """Every note and memory id in the top folders, as URIs (polled: notes in sub-folders are not walked)."""
+    from notes_store.files.note_paths import encode_uri_id
     out: set[str] = set()
     for kind, folder in FOLDERS.items():
         try:
             with os.scandir(root / folder) as it:
-                out.update(f"{kind}://{e.name[:-3]}" for e in it if e.name.endswith(".md")
+                out.update(f"{kind}://{encode_uri_id(e.name[:-3])}" for e in it if e.name.endswith(".md")
                            and not e.name.startswith("."))
         except OSError:
             continue

@@ -51,14 +51,32 @@ def _note_text(n: dict[str, Any]) -> str:
 
 def cmd_create(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     content = _content_arg(args)
-    note = ws.notes.create(args.title, content or "", note_type=args.type, tags=_tags_arg(args.tag) or [])
+    note = ws.notes.create(args.title, content or "", note_type=args.type, tags=_tags_arg(args.tag) or [],
+                           folder=args.folder, name_from_title=args.name_from_title)
     data = note.to_dict()
     return data, f"created {note.id}\n{note.path}"
 
 
 def cmd_read(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     data = ws.notes.read(args.note_id).to_dict()
-    return data, _note_text(data)
+    links = ws.notes.links(data["id"])
+    data["links"] = links
+    text = _note_text(data)
+    extra = [f"links to: {', '.join(links['links_to'])}" if links["links_to"] else "",
+             f"linked from: {', '.join(links['linked_from'])}" if links["linked_from"] else ""]
+    if any(extra):
+        head, sep, rest = text.partition("\n\n")
+        text = head + "".join(f"\n{line}" for line in extra if line) + sep + rest
+    return data, text
+
+
+def cmd_links(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
+    data = ws.notes.links(args.note_id)
+    lines = [f"{data['id']} links to {data['links_to_total']} note(s):"] + [f"  {i}" for i in data["links_to"]]
+    lines += [f"linked from {data['linked_from_total']} note(s):"] + [f"  {i}" for i in data["linked_from"]]
+    if data["unresolved"]:
+        lines += ["unresolved links:"] + [f"  {u['link']} ({u['reason']})" for u in data["unresolved"]]
+    return data, "\n".join(lines)
 
 
 def cmd_update(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
@@ -75,7 +93,7 @@ def cmd_delete(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
 def cmd_search(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     result = ws.notes.search(args.query, limit=args.limit, offset=args.offset, note_type=args.type,
                              tags=_tags_arg(args.tag), updated_after=args.updated_after,
-                             updated_before=args.updated_before)
+                             updated_before=args.updated_before, links_to=args.links_to)
     data = result.to_dict()
     count = f"at least {data['total']}" if data["total_is_lower_bound"] else str(data["total"])
     lines = [f"{count} hit(s) for {args.query!r}" + (
@@ -107,6 +125,10 @@ def cmd_summary(args: argparse.Namespace, ws: Any) -> tuple[Any, str]:
     if data["unreadable"]:
         lines.append(f"unreadable files ({data['unreadable_total']}):")
         lines += [f"  {p['path']}: {p['reason']}" for p in data["unreadable"]]
+    if data.get("links", {}).get("links"):
+        stats = data["links"]
+        lines.append(f"links: {stats['links']}, {stats['resolved']} resolved, {stats['unresolved']} unresolved")
+        lines += [f"  {u['source']}: {u['link']} ({u['reason']})" for u in data["unresolved_links"]]
     return data, "\n".join(lines)
 
 
@@ -145,6 +167,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--content-file", "-f", metavar="PATH", help="read content from a file ('-' for stdin)")
     p.add_argument("--type", "-t", default="general", choices=NOTE_TYPES)
     p.add_argument("--tag", action="append", metavar="TAG", help="a tag (repeatable, or comma-separated)")
+    p.add_argument("--folder", metavar="PATH", help="a folder under notes/ to put it in (made if missing)")
+    p.add_argument("--name-from-title", action="store_true", help="name the file from the title, as editors do")
     p.set_defaults(handler=cmd_create)
 
     p = nsub.add_parser("read", help="print a note with its content")
@@ -172,7 +196,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _filters(p)
     p.add_argument("--updated-after", metavar="ISO", help="only notes updated at or after this time")
     p.add_argument("--updated-before", metavar="ISO", help="only notes updated at or before this time")
+    p.add_argument("--links-to", metavar="NOTE", help="only notes that link to this note (id or name)")
     p.set_defaults(handler=cmd_search)
+
+    p = nsub.add_parser("links", help="what a note links to, what links to it, its unresolved links")
+    p.add_argument("note_id")
+    p.set_defaults(handler=cmd_links)
 
     p = nsub.add_parser("list", help="list notes without content")
     _filters(p)

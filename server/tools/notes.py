@@ -19,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .models import (NoteDeleteOut, NoteHistoryOut, NoteListOut, NoteOut, NoteSearchOut, NoteSort,
                          NoteSummaryOut, NoteType, ReindexOut)
+from notes_store.files.note_paths import encode_uri_id
+
 from ..state import WorkspaceHandle
 from .kit import (ADDS_TEXT, DELETES, OVERWRITES, READ_ONLY, WRITES, Limits, Reply, add_tool, count_tokens,
                        cut_to_tokens, fits)
@@ -45,7 +47,7 @@ def note_data(note: Any, with_content: bool = True) -> dict[str, Any]:
     """The library's own serialisation of a note, without the server-side path, with its resource URI."""
     data: dict[str, Any] = note.to_dict(with_content=with_content)
     data.pop("path", None)
-    data["uri"] = f"note://{data['id']}"
+    data["uri"] = f"note://{encode_uri_id(data['id'])}"
     return data
 
 
@@ -175,6 +177,20 @@ def window_of(content: str, window: Window | None, budget_tokens: int) -> tuple[
     return part, position, marker
 
 
+MAX_LINKS_IN_READ = 20  # ids per direction note_read shows (the totals say how many in all)
+
+
+def _links_line(links: dict[str, Any]) -> str:
+    """`` | links to: a, b | linked from: c (+3 more)`` for note_read's header, empty without links."""
+    parts = []
+    for key, label in (("links_to", "links to"), ("linked_from", "linked from")):
+        ids, total = links[key], links[f"{key}_total"]
+        if total:
+            more = f" (+{total - len(ids)} more)" if total > len(ids) else ""
+            parts.append(f"{label}: " + ", ".join(ids) + more)
+    return "".join(f"\n{p}" for p in parts)
+
+
 # -- the tools ---------------------------------------------------------------------------------------------
 
 def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None:
@@ -204,8 +220,11 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         content: Annotated[str, Field(description="Markdown")] = "",
         note_type: NoteType = "general",
         tags: Optional[list[str]] = None,
+        folder: Annotated[Optional[str], Field(description="Path under notes/, e.g. projects/2026")] = None,
+        name_from_title: Annotated[bool, Field(description="File named from the title")] = False,
     ) -> Reply:
-        n = note_data(ws().notes.create(title, content, note_type=note_type, tags=tags or []))
+        n = note_data(ws().notes.create(title, content, note_type=note_type, tags=tags or [], folder=folder,
+                                        name_from_title=name_from_title))
         return Reply(f"Created note {n['id']} ({n['type']}): {n['title']}", n)
     tool(note_create, "Create a note",
          "Save a note that outlives this conversation: a task_state, conclusion, blocker, action or reference.", WRITES, NoteOut)
@@ -216,6 +235,9 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
     ) -> Reply:
         opened = ws()
         n = note_data(opened.notes.read(note_id))
+        links = opened.notes.links(n["id"], limit=MAX_LINKS_IN_READ)
+        n["links"] = {k: links[k] for k in ("links_to", "links_to_total", "linked_from", "linked_from_total")}
+        link_line = _links_line(links)
         content = n["content"]
         if len(content) > QUICK_READ_MAX_CHARS and opened.reading_quickly:
             # Cutting a long note to the result's budget counts its tokens several times (84 ms a MiB):
@@ -233,7 +255,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
             tags = ", ".join(n["tags"]) or "none"
             revision = f" | revision {n['revision']}" if n.get("revision") else ""
             text = (f"Note {n['id']} — {n['title']}\ntype: {n['type']} | tags: {tags} | updated "
-                    f"{n['updated_at']}{revision}\n\n{part}{marker}")
+                    f"{n['updated_at']}{revision}{link_line}\n\n{part}{marker}")
             whole = text + json.dumps(n, ensure_ascii=False)
             if fits(whole, limits.max_result_tokens) or budget <= 200:  # bytes first: no tokenizer on small notes
                 break
@@ -274,9 +296,10 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
         offset: Annotated[int, Field(ge=0)] = 0,
         detail: Detail = False,
+        links_to: Annotated[Optional[str], Field(description="Only notes linking to this note (id or name)")] = None,
     ) -> Reply:
         r = ws().notes.search(query, limit=limit, offset=offset, note_type=note_type, tags=tags,
-                              updated_after=updated_after, updated_before=updated_before)
+                              updated_after=updated_after, updated_before=updated_before, links_to=links_to)
         hits = [{**note_data(h.note, with_content=False), "score": round(h.score, 4), "snippet": h.snippet}
                 for h in r.hits]
         if not hits:
