@@ -220,8 +220,8 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         content: Annotated[str, Field(description="Markdown")] = "",
         note_type: NoteType = "general",
         tags: Optional[list[str]] = None,
-        folder: Annotated[Optional[str], Field(description="Path under notes/, e.g. projects/2026")] = None,
-        name_from_title: Annotated[bool, Field(description="File named from the title")] = False,
+        folder: Optional[str] = None,
+        name_from_title: bool = False,
     ) -> Reply:
         n = note_data(ws().notes.create(title, content, note_type=note_type, tags=tags or [], folder=folder,
                                         name_from_title=name_from_title))
@@ -296,7 +296,7 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
         offset: Annotated[int, Field(ge=0)] = 0,
         detail: Detail = False,
-        links_to: Annotated[Optional[str], Field(description="Only notes linking to this note (id or name)")] = None,
+        links_to: Optional[str] = None,
     ) -> Reply:
         r = ws().notes.search(query, limit=limit, offset=offset, note_type=note_type, tags=tags,
                               updated_after=updated_after, updated_before=updated_before, links_to=links_to)
