@@ -82,7 +82,9 @@ async def test_our_groups_fit_their_share_of_the_budget(tmp_path: Path) -> None:
     # 1,850: the 1,800 of issue 15 plus "additionalProperties": false on each of these 17 tools' input schemas
     # (and on note_read's window and memory_forget's rule): arguments a client gets wrong are refused, never
     # ignored, and a schema-checking client catches them first.
-    assert visible <= 1850, visible
+    # +10 for the vault's three arguments (note_create folder / name_from_title, note_search links_to: ~8
+    # tokens each, without descriptions); the whole surface stays under 2,500 (test_surface_budget).
+    assert visible <= 1860, visible
     assert whole <= 3600, whole  # 3,550 before additionalProperties (see above)
 
 

@@ -220,10 +220,10 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         content: Annotated[str, Field(description="Markdown")] = "",
         note_type: NoteType = "general",
         tags: Optional[list[str]] = None,
-        folder: Optional[str] = None,
+        folder: str = "",
         name_from_title: bool = False,
     ) -> Reply:
-        n = note_data(ws().notes.create(title, content, note_type=note_type, tags=tags or [], folder=folder,
+        n = note_data(ws().notes.create(title, content, note_type=note_type, tags=tags or [], folder=folder or None,
                                         name_from_title=name_from_title))
         return Reply(f"Created note {n['id']} ({n['type']}): {n['title']}", n)
     tool(note_create, "Create a note",
@@ -296,10 +296,10 @@ def register(server: MCPServer, handle: WorkspaceHandle, limits: Limits) -> None
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
         offset: Annotated[int, Field(ge=0)] = 0,
         detail: Detail = False,
-        links_to: Optional[str] = None,
+        links_to: str = "",
     ) -> Reply:
         r = ws().notes.search(query, limit=limit, offset=offset, note_type=note_type, tags=tags,
-                              updated_after=updated_after, updated_before=updated_before, links_to=links_to)
+                              updated_after=updated_after, updated_before=updated_before, links_to=links_to or None)
         hits = [{**note_data(h.note, with_content=False), "score": round(h.score, 4), "snippet": h.snippet}
                 for h in r.hits]
         if not hits:
