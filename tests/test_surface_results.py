@@ -85,7 +85,7 @@ async def test_our_groups_fit_their_share_of_the_budget(tmp_path: Path) -> None:
     # +10 for the vault's three arguments (note_create folder / name_from_title, note_search links_to: ~8
     # tokens each, without descriptions); the whole surface stays under 2,500 (test_surface_budget).
     assert visible <= 1860, visible
-    assert whole <= 3600, whole  # 3,550 before additionalProperties (see above)
+    assert whole <= 3620, whole  # 3,550 before additionalProperties (see above); +20 for the vault's arguments
 
 
 # -- result texts ----------------------------------------------------------------------------------------------
