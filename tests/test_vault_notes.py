@@ -251,3 +251,21 @@ def test_inotify_sees_nested_folders(vault):
         assert not ws.notes.search("blazarword").hits
     finally:
         ws.close()
+
+
+def test_build_context_follows_one_hop_of_links(vault):
+    from context import build_context
+    from context.gather.workspace import WorkspaceEvidence
+    notes = vault / "notes"
+    (notes / "Incident.md").write_text("# Incident\n\nThe reactor alarm fired; see [[Runbook]] for what to do.\n")
+    (notes / "ops" / "Runbook.md").parent.mkdir(parents=True, exist_ok=True)
+    (notes / "ops" / "Runbook.md").write_text("# Runbook\n\nRestart the coolant pump, then page the on-call lead.\n")
+    ws = open_workspace(vault)
+    try:
+        result = build_context("reactor alarm", max_tokens=2000, evidence=WorkspaceEvidence(ws)).to_dict()
+        selected = {s["id"] for s in result["selected"] if s["source"] == "note"}
+        assert {"Incident", "ops/Runbook"} <= selected           # the runbook has none of the query's words
+        assert any("one hop of links" in w and "Incident -> ops/Runbook" in w for w in result["warnings"])
+        assert "coolant pump" in result["context"]
+    finally:
+        ws.close()

@@ -327,6 +327,7 @@ def gather_evidence(provider: EvidenceProvider | None, query: str, limit: int, *
         calls.append(("find_memories", lambda: provider.find_memories(query, limit)))
     out: list[Packet] = []
     seen: set[str] = set()
+    followed: list[str] = []
     for name, call in calls:
         try:
             found = list(call() or [])
@@ -343,4 +344,9 @@ def gather_evidence(provider: EvidenceProvider | None, query: str, limit: int, *
             if packet.key not in seen and packet.content.strip():
                 seen.add(packet.key)
                 out.append(packet)
+                if getattr(ev, "linked_from", ""):
+                    followed.append(f"{ev.linked_from} -> {ev.id}")
+    if followed:  # the report says so: these candidates came by a link, not by the query's words
+        warnings.append(f"followed one hop of links from the notes found: {len(followed)} linked note(s) added as "
+                        f"candidates ({'; '.join(followed)})")
     return out

@@ -24,6 +24,7 @@ class Evidence:
     label: str = ""             # note type (task_state, blocker, ...) or memory type (working/episodic/semantic)
     importance: float | None = None  # memories only, 0..1
     uri: str = ""               # "note://<id>" or "memory://<id>"
+    linked_from: str = ""       # a note added because this note (a search hit) links to it: one hop
 
     def __post_init__(self) -> None:
         if not self.uri:

@@ -6,8 +6,14 @@ from datetime import datetime
 from typing import Any
 
 from notes_store.errors import StoreError
+from notes_store.files.note_paths import encode_uri_id
 
 from .sources import Evidence
+
+
+LINK_HOP_FROM = 3      # hits whose links are followed (the best ones)
+LINK_HOP_MAX = 5       # linked notes added at most
+LINK_HOP_WEIGHT = 0.5  # a linked note's score: this times the score of the hit linking to it
 
 
 def _when(value: str | None) -> datetime | None:
@@ -41,8 +47,41 @@ class WorkspaceEvidence:
                 continue
             found.append(Evidence(source="note", id=note.id, title=note.title, content=note.content or "",
                                   score=hit.score, timestamp=_when(note.updated_at), label=note.type,
-                                  uri=f"note://{note.id}"))
-        return found
+                                  uri=f"note://{encode_uri_id(note.id)}"))
+        return found + self._one_hop(found, limit - len(found), note_types, tags)
+
+    def _one_hop(self, found: list[Evidence], room: int, note_types: list[str] | None,
+                 tags: list[str] | None) -> list[Evidence]:
+        """Notes the best hits link to, when the search left room under ``limit`` (the budget's share of
+        evidence): at most ``LINK_HOP_MAX``, from the first ``LINK_HOP_FROM`` hits, each scored
+        ``LINK_HOP_WEIGHT`` times the hit that links to it, so selection weighs them below it. Each carries
+        ``linked_from``, which the report names."""
+        links = getattr(self.ws.notes, "links", None)
+        if room <= 0 or not found or links is None:
+            return []
+        seen = {ev.id for ev in found}
+        out: list[Evidence] = []
+        for hit in found[:LINK_HOP_FROM]:
+            try:
+                targets = links(hit.id)["links_to"]
+            except StoreError:
+                continue
+            for target in targets:
+                if len(out) >= min(room, LINK_HOP_MAX):
+                    return out
+                if target in seen:
+                    continue
+                seen.add(target)
+                try:
+                    note = self.ws.notes.read(target)
+                except StoreError:
+                    continue
+                if (note_types and note.type not in note_types) or (tags and not set(tags) <= set(note.tags)):
+                    continue
+                out.append(Evidence(source="note", id=note.id, title=note.title, content=note.content or "",
+                                    score=hit.score * LINK_HOP_WEIGHT, timestamp=_when(note.updated_at),
+                                    label=note.type, uri=f"note://{encode_uri_id(note.id)}", linked_from=hit.id))
+        return out
 
     def find_memories(self, query: str, limit: int) -> list[Evidence]:
         memory = getattr(self.ws, "memory", None)
