@@ -269,3 +269,17 @@ def test_build_context_follows_one_hop_of_links(vault):
         assert "coolant pump" in result["context"]
     finally:
         ws.close()
+
+
+def test_temp_files_of_dead_writers_are_swept_in_sub_folders(vault):
+    deep = vault / "notes" / "guides" / "deep"
+    (deep / ".tmp-Orphan.md.999999999.1.1").write_text("half a write")
+    ws = open_workspace(vault)
+    try:
+        ws.refresh(force=True)
+        from notes_store.sync.saved_catalogue import sweep_temp_files
+        with ws._mutex, ws.lock.hold():
+            sweep_temp_files(ws)
+        assert not (deep / ".tmp-Orphan.md.999999999.1.1").exists()
+    finally:
+        ws.close()

@@ -288,6 +288,10 @@ class FolderSync:
         self._subfolders[name] = [rel for rel, _ in folders if rel]
         return seen
 
+    def subfolders(self, name: str) -> list[str]:
+        """The sub-folders (relative paths) of a nested folder that the last scan entered; [] for flat ones."""
+        return list(self._subfolders.get(name, ()))
+
     def _skipped(self, name: str, rel: str) -> bool:
         """Whether a nested folder's file at ``rel`` is skipped by a scan (hidden or ignored name, a folder
         on the way that is a symbolic link or is not a folder): reported changes to it are not items."""

@@ -82,6 +82,12 @@ def sweep_temp_files(ws: Workspace) -> None:
     ws._temp_sweep_due = False
     for coll in ws.collections.values():
         removed = remove_temp_files(ws.root / coll.folder_name)
+        for sub in ws._sync.subfolders(coll.folder_name):  # a vault's folders, as the last scan found them
+            top = ws.root / coll.folder_name
+            parts = sub.split("/")
+            # never through a link swapped in since the scan (it could point anywhere)
+            if not any(top.joinpath(*parts[:i + 1]).is_symlink() for i in range(len(parts))):
+                removed += remove_temp_files(top.joinpath(*parts))
         if removed:
             ws._event(f"removed {len(removed)} temp file(s) left by an interrupted write in "
                         f"{coll.folder_name}/")
