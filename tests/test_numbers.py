@@ -53,7 +53,7 @@ def test_number_terms() -> None:
 
 def test_with_date_words_writes_each_day_as_its_words() -> None:
     from notes_store.analysis.numbers import with_date_words
-    assert with_date_words("丁宁过生日是在一月四日。").split() == ["丁宁过生日是在", "month1", "date1x4", "。"]
+    assert with_date_words("丁宁过生日是在一月四日。").split() == ["丁宁过生日是在1月4日", "month1", "date1x4", "。"]
     assert "date4x1" in with_date_words("我导师生于04月01日。").split()
     assert "date1x4" not in with_date_words("那个4月1日过生日的人").split()
     assert with_date_words("born on the 21st of June, or 6/21").split().count("date6x21") == 2

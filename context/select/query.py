@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from notes_store.analysis.analyzer import is_content_term, query_terms
 from notes_store.bounded_cache import QUERY_CACHE_CHARS, cached_by_size
 
 # An asking clause weighs 1; small talk around it this much.
@@ -170,6 +171,13 @@ def understand(query: str) -> QueryPlan:
         if asks[k] and _ANNOUNCE.search(t) and not _has_word(_strip_lead(t)):
             asks[k] = False
     if sum(asks) > 1:
+        # A clause about remembering or confirming ("你还记得吗？", "我怎么突然想不起来了", "对吧？", "remember?") beside
+        # a question about something asks nothing of the history.
+        meta = [k for k, (t, _j) in enumerate(pieces) if asks[k] and _META.search(t)]
+        if len(meta) < sum(asks):
+            for k in meta:
+                asks[k] = False
+    if sum(asks) > 1:
         # An opinion asked of the listener ("你说周末会不会下雨呢？", "Do you think it'll rain?") beside a question
         # about something is small talk.
         opinion = [k for k, (t, _j) in enumerate(pieces) if asks[k] and _OPINION.search(t)]
@@ -178,7 +186,7 @@ def understand(query: str) -> QueryPlan:
                 asks[k] = False
     if not any(asks):
         return QueryPlan(query, (_clause(q, 1.0),))
-    clauses = [_clause(t, 1.0 if a else NOISE_WEIGHT) for (t, _j), a in zip(pieces, asks)]
+    clauses = _follow_ups([_clause(t, 1.0 if a else NOISE_WEIGHT) for (t, _j), a in zip(pieces, asks)])
     # Asking clauses beyond MAX_CLAUSES join the last kept one.
     asking = [k for k, c in enumerate(clauses) if c.asks and c.weight >= 1.0]
     if len(asking) > MAX_CLAUSES:
@@ -189,12 +197,37 @@ def understand(query: str) -> QueryPlan:
     return QueryPlan(query, tuple(clauses))
 
 
+_LEADING_PRONOUN = re.compile(r"^\s*(?:他|她|它|其|(?:and\s+)?(?:he|she|they|his|her|their|him|them)\b)", re.IGNORECASE)
+
+
+def _follow_ups(clauses: list[Clause]) -> list[Clause]:
+    """An asking clause that refers back to the one before ("他平时喝什么？" after "楼上的邻居有宠物吗？") asks of that
+    clause's person: it is read joined to it ("楼上的邻居有宠物吗，他平时喝什么？": the earlier words pick the person
+    out, see Clause.condition); one with no word of its own ("是什么？" after "…有宠物吗？") is part of the one
+    before."""
+    out: list[Clause] = []
+    for c in clauses:
+        prev = next((k for k in range(len(out) - 1, -1, -1) if out[k].weight >= 1.0), None)
+        if c.weight >= 1.0 and prev is not None:
+            head = out[prev].text.rstrip(" ?？。.!！")
+            if not any(is_content_term(t) for t in query_terms(c.text)):
+                out[prev] = _clause(f"{head}，{c.text}", 1.0)
+                continue
+            if _LEADING_PRONOUN.match(c.text):
+                c = _clause(f"{head}，{c.text}", 1.0)
+        out.append(c)
+    return out
+
+
 def _clause(text: str, weight: float) -> Clause:
     t = _strip_lead(text) or text
     asks = bool(_QUESTION_WORDS.search(t)) or t.rstrip().endswith(("?", "？"))
     return Clause(t, weight, asks, bool(_COUNTING.search(t)), _asked_part(t))
 
 
+_META = re.compile(r"记得|想不起|忘了|记不清|回忆|提醒我|^\s*(?:对吧|是吧|没错吧|对不对|是不是)|你知道吗|"
+                   r"\b(?:remember|recall|forgot|forget|remind\s+me)\b|^\s*(?:right|correct|yes)\s*\?",
+                   re.IGNORECASE)
 _OPINION = re.compile(r"^\s*(?:你说|你觉得|你猜|\bdo\s+you\s+think\b|\bwhat\s+do\s+you\s+think\b|\bdon't\s+you\s+think\b)",
                       re.IGNORECASE)
 # The announcing words themselves are not part of what is asked ("我真正想问的是：" adds 问 and 真正).

@@ -34,6 +34,11 @@ from .signals.spelled import spelled_out
 from .signals.stretches import Statements
 from .proximity import proximity
 from .signals.days import lift_by_session
+from .signals.bridge import bridge_hop
+from .signals.breadth import breadth
+from .signals.stamps import body_of, without_stamp
+from .query import Clause, QueryPlan, understand
+from notes_store.analysis.numbers import date_terms, with_date_words
 from .relevance import join_analysed, lexical_relevance, plain_bm25, specificity, terms_of
 
 PRIORITY = {P.TASK_STATE: 1.0, P.TOOL_RESULT: 0.1, P.NOTE: 0.05, P.MEMORY: 0.0, P.DOCUMENT: 0.0,
@@ -80,6 +85,17 @@ IMPLIED_WEIGHT = 0.7
 # 0.813/0.877, en-reunion 0.752 -> 0.755 (4k 0.870 -> 0.875); conv26, conv26-interleaved, en-dialogue and
 # en-longchat the same to the question.
 DIALOGUE_COVERAGE = True
+# Query understanding (context.select.query): a query of several asking clauses, or one in small talk, is
+# scored clause by clause (see _by_clause).
+QUERY_PLAN = True
+# One hop across a bridge, from a clause's condition turns to what it asks (context.select.signals.bridge).
+BRIDGE = True
+CONDITION_ANCHORS = True
+# Counting clauses lend the turns that state their attribute the way their best turns do (signals.breadth).
+BREADTH = True
+# History turns are scored on their statement (no stamp), numbers and dates in one spelling (see _statement).
+STATEMENT_ONLY = False
+DATE_WORDS = True
 RECENT_BONUS = 1.0  # enough to outrank any relevance: the latest turns are the conversation's present
 
 @dataclass(frozen=True)
@@ -91,6 +107,7 @@ class Lexical:
     growing: int          # the leading history turns: the part that grows from call to call
     a_log: bool           # a log of one voice's statements, not a conversation
     turns: Statements     # the history turns' statements, read once for the signals that need them
+    dated: bool = False   # the texts' dates are written as their words (numbers.with_date_words)
 
     @property
     def history(self) -> list[Packet]:
@@ -99,16 +116,15 @@ class Lexical:
 
 def score_packets(candidates: list[Packet], query: str, profile: Profile) -> None:
     """Fill relevance, recency and score of every candidate (in place)."""
-    lx = lexical_view(candidates)
-    rels, worded = _matched(query, lx)
-    _weigh_by_turns(query, rels, lx)
-    rels = _weigh_by_wording(query, worded, rels, lx)
-    if not lx.a_log:
-        lift_by_session(query, rels, lx.texts, [p.group for p in lx.history], lx.growing)
-    if ENTITY_FACTS and (lx.a_log or not ENTITY_FACTS_ONE_VOICE):
-        lift_entity_facts(query, rels, lx.texts, lx.growing, turns=lx.turns)
+    # Dates are written as their words (numbers.with_date_words) only for a question that names one: the words
+    # make a turn longer, which alone moves BM25 for every other question.
+    lx = lexical_view(candidates, dated=DATE_WORDS and bool(date_terms(query)))
+    plan = understand(query) if QUERY_PLAN else None
+    rels = _by_clause(plan, lx) if plan is not None and plan.split else _for_clause(
+        plan.clauses[0] if plan is not None else None, plan.focused if plan is not None else query, lx)
     for p, rel in zip(lx.packets, rels):
         p.relevance = rel
+    # The reserve stays plain BM25's over the whole query: its first turns are a guarantee (tests/test_quality_floor).
     _fill_plain(query, lx)
     history = sorted((p for p in candidates if p.source == P.HISTORY), key=lambda p: p.position)
     _weigh_along_history(query, history, profile)
@@ -117,14 +133,70 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     _fill_scores(candidates, profile, len(history))
 
 
-def lexical_view(candidates: list[Packet]) -> Lexical:
+def _relevance(query: str, lx: Lexical) -> list[float]:
+    """Each lexical candidate's relevance to ``query`` (a whole question, or one of its clauses): lexical,
+    moved by what the turns say of each other and by the question's wording."""
+    query = with_date_words(query) if lx.dated else query
+    rels, worded = _matched(query, lx)
+    _weigh_by_turns(query, rels, lx)
+    rels = _weigh_by_wording(query, worded, rels, lx)
+    if not lx.a_log:
+        lift_by_session(query, rels, lx.texts, [p.group for p in lx.history], lx.growing)
+    if ENTITY_FACTS and (lx.a_log or not ENTITY_FACTS_ONE_VOICE):
+        lift_entity_facts(query, rels, lx.texts, lx.growing, turns=lx.turns)
+    return rels
+
+
+def _for_clause(clause: Clause | None, query: str, lx: Lexical) -> list[float]:
+    """The relevance for one asking clause (``query``: its text), with its bridges and, when it counts, its
+    breadth, in a log of one voice; scaled to a top of 1 when those moved it."""
+    rels = _relevance(query, lx)
+    if clause is None or not lx.a_log or not (BRIDGE or BREADTH):
+        return rels
+    top = max(rels, default=0.0)
+    if top <= 0:
+        return rels
+    rels = [r / top for r in rels]
+    if BRIDGE:
+        by = None
+        if clause.condition and CONDITION_ANCHORS:
+            # The condition ("那个老家在四川成都的人") picks the anchors and is evidence itself.
+            by = _relevance(clause.condition, lx)
+            most = max(by, default=0.0)
+            if most > 0:
+                by = [r / most for r in by]
+                rels = [max(r, b) for r, b in zip(rels, by)]
+            else:
+                by = None
+        bridge_hop(clause, rels, lx.texts, lx.growing, anchors_by=by)
+    if BREADTH:
+        breadth(clause, rels, lx.texts, lx.growing)
+    return rels
+
+
+def _by_clause(plan: QueryPlan, lx: Lexical) -> list[float]:
+    """Relevance for a query of several asking clauses, or one in small talk: each asking clause scored
+    alone, scaled to a top of 1, and each turn taking its best clause's, so every clause's best turns come
+    first together and share the budget (small talk is not scored)."""
+    rels = [0.0] * len(lx.texts)
+    for clause in plan.asking:
+        got = _for_clause(clause, clause.text, lx)
+        top = max(got, default=0.0)
+        if top <= 0:
+            continue
+        rels = [max(a, clause.weight * b / top) for a, b in zip(rels, got)]
+    return rels
+
+
+def lexical_view(candidates: list[Packet], dated: bool = False) -> Lexical:
     """The candidates relevance is computed for by their text (notes and memories the index scored are not)."""
     packets = [p for p in candidates if p.source in (P.HISTORY, P.TOOL_RESULT, P.DOCUMENT)
                or (p.source in (P.NOTE, P.MEMORY) and not p.given_score)]
-    texts = [_searchable(p) for p in packets]
     # The leading history turns are the part that grows from call to call: its analysis is kept.
     growing = next((k for k, p in enumerate(packets) if p.source != P.HISTORY), len(packets))
-    return Lexical(packets, texts, growing, one_voice(packets[:growing]), Statements(texts, growing))
+    a_log = one_voice(packets[:growing])
+    texts = [_searchable(p, a_log, dated) for p in packets]
+    return Lexical(packets, texts, growing, a_log, Statements(texts, growing), dated)
 
 
 def _matched(query: str, lx: Lexical) -> tuple[list[float], str]:
@@ -321,13 +393,33 @@ def _weigh_speakers(query: str, history: list[Packet]) -> None:
             p.relevance *= SPEAKER_WEIGHT
 
 
-def _searchable(p: Packet) -> str:
+def _searchable(p: Packet, a_log: bool = False, dated: bool = False) -> str:
     """The text relevance is computed on: title and content; for history the speaker's ``name`` (shown
     before the turn, like a "Name:" opening) and the turn's month and year, so "what did we do in June
     2023?" finds turns from then."""
+    # In a log of one voice the writer's ``name`` says nothing of a turn: each turn is its statement alone.
+    spoken = _statement(p.content if a_log and STATEMENT_ONLY else p.spoken, dated) if p.source == P.HISTORY \
+        else p.spoken
     if p.source == P.HISTORY and p.timestamp is not None:
-        return _with_month(p.title, p.spoken, p.timestamp.year, p.timestamp.month)
-    return f"{p.title}\n{p.content}" if p.title else p.spoken
+        return _with_month(p.title, spoken, p.timestamp.year, p.timestamp.month)
+    return f"{p.title}\n{p.content}" if p.title else spoken
+
+
+def _statement(text: str, dated: bool = True) -> str:
+    """What a history turn is scored on: without its "time, place" stamp when STATEMENT_ONLY (where a log was
+    written is not what it says: written in 杭州, every turn is stamped 浙江杭州, and "有几个活动在浙江杭州办？" finds
+    them all), and its statement's numbers and dates in one spelling (numbers.with_date_words) when DATE_WORDS
+    (a stamp's date is when it was written, not a date it speaks of: never rewritten)."""
+    if STATEMENT_ONLY:
+        bare = without_stamp(text)
+        return with_date_words(bare) if dated else bare
+    if not dated:
+        return text
+    body = body_of(text)
+    if not body or not text.endswith(body):
+        return text
+    new = with_date_words(body)
+    return text if new == body else text[:len(text) - len(body)] + new
 
 
 def _with_month(title: str, content: str, year: int, month: int) -> str:

@@ -153,30 +153,39 @@ def date_terms(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _day_token(month: int, day: int | None, raw: str) -> str:
+def _day_token(month: int, day: int | None, raw: str, name: bool = False) -> str:
     if not _ok(month, day):
         return raw
-    return f" month{month} " if day is None else f" month{month} date{month}x{day} "
+    words = f" month{month} " if day is None else f" month{month} date{month}x{day} "
+    # An English date keeps its month's name: "June" asked of a turn saying "6/21" or "June 21" meets both.
+    return f" {MONTHS[month - 1].capitalize()}{words}" if name else raw + words
 
 
 @lru_cache(maxsize=65536)
 def with_date_words(text: str) -> str:
-    """``normalize(text)`` with each month or day of the year it names written as ``date_terms``' words
-    (" month6 date6x21 " for "六月二十一日", "June 21", "6/21"): what a scorer reads, so that "4月1日" and "1月4日"
-    share no word, and every spelling of a day the same ones. The text a reader sees is not this."""
+    """``normalize(text)`` with each month or day of the year it names followed by ``date_terms``' words
+    ("6月21日 month6 date6x21 " for "六月二十一日", " June month6 date6x21 " for "June 21" and "6/21"; a month named
+    alone in English gains " month6"): what a scorer reads, so that every spelling of a day holds the same
+    words, and "4月1日" and "1月4日" do not. The text a reader sees is not this."""
     text = normalize(text)
 
     def zh(m: re.Match[str]) -> str:
         return _day_token(int(m.group(1)), int(m.group(2)) if m.group(2) else None, m.group(0))
 
     def slash(m: re.Match[str]) -> str:
-        return _day_token(int(m.group(1)), int(m.group(2)), m.group(0))
+        return _day_token(int(m.group(1)), int(m.group(2)), m.group(0), name=True)
 
     def month_day(m: re.Match[str]) -> str:
-        return _day_token(_MONTH_OF[m.group(1).lower().rstrip(".")[:3]], int(m.group(2)), m.group(0))
+        return _day_token(_MONTH_OF[m.group(1).lower().rstrip(".")[:3]], int(m.group(2)), m.group(0), name=True)
 
     def day_month(m: re.Match[str]) -> str:
-        return _day_token(_MONTH_OF[m.group(2).lower()[:3]], int(m.group(1)), m.group(0))
+        return _day_token(_MONTH_OF[m.group(2).lower()[:3]], int(m.group(1)), m.group(0), name=True)
+
+    def month_alone(m: re.Match[str]) -> str:
+        word = m.group(1)
+        if word.lower() in ("may", "mar") and word[0].islower():
+            return word
+        return f"{word} month{_MONTH_OF[word.lower()[:3]]}"
 
     if not text.isascii():
         text = _ZH_DATE.sub(zh, text)
@@ -184,7 +193,12 @@ def with_date_words(text: str) -> str:
     if any(c.isalpha() and c.isascii() for c in text):
         text = _EN_MONTH_DAY.sub(month_day, text)
         text = _EN_DAY_MONTH.sub(day_month, text)
+        text = _EN_MONTH_ALONE_UNMARKED.sub(month_alone, text)
     return text
+
+
+# A month's name not already followed by its words (a date above wrote " June month6 date6x21 ").
+_EN_MONTH_ALONE_UNMARKED = re.compile(rf"\b({_MONTH_NAME})\b(?!\s*month\d)", re.IGNORECASE)
 
 
 _CN_RUN = re.compile(rf"[{CN_NUMERAL}]+")
