@@ -34,6 +34,7 @@ _KIND_CODES = {WIKI: "w", EMBED: "e", MARKDOWN: "m"}
 _CODE_KINDS = {v: k for k, v in _KIND_CODES.items()}
 MAX_ROW_LINKS = 500          # distinct links kept in a catalogue row
 MAX_SEARCH_EXTRA_CHARS = 8000
+QUICK_BUILD_MAX_ROWS = 2000  # catalogue rows the link index is built from on a server's event loop (a few ms)
 
 
 def encode_links(links: Iterable[Link]) -> list[list[str]]:
@@ -220,7 +221,8 @@ class NoteLinks:
             changed = (catalogue._changed_since(self._version)
                        if index is not None and self._catalogue is catalogue else None)
             if index is None or changed is None:
-                if getattr(self.ws, "reading_quickly", False):   # a server's event loop: a worker builds it
+                if getattr(self.ws, "reading_quickly", False) and len(catalogue) > QUICK_BUILD_MAX_ROWS:
+                    # A server's event loop: a worker thread builds it from 100k rows (about a second).
                     raise WouldBlock("the link index is built from every note first")
                 index = LinkIndex()
                 for row in catalogue.entries("note"):

@@ -79,7 +79,7 @@ def note_uri_problem(uri: str, scheme: str, item_id: str) -> str | None:
         from notes_store.files.note_paths import note_id_problem
         guess = unquote(item_id[:4096]).partition("?")[0].partition("#")[0].strip().rstrip("/").removesuffix(".md")
         hint = f"; did you mean note://{encode_uri_id(guess)}?" if guess and note_id_problem(guess) is None else ""
-        return f"{shown!r} is not a note URI: {exc}{hint}"
+        return f"{shown!r} is not a canonical note URI: {exc}{hint}"
     canonical = encode_uri_id(note_id)
     if scheme == "note" and item_id == canonical:
         return None
