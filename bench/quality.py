@@ -37,6 +37,7 @@ PerCategory = dict[int | str, dict[int, list[float]]]  # category -> budget -> b
 class Evaluation(TypedDict):
     means: dict[str, dict[int, float]]   # method -> budget -> mean recall
     per_cat: PerCategory
+    per_cat_bm25: PerCategory            # the same for plain BM25
     over_budget: int                     # build_context outputs over their budget (must stay 0)
 
 
@@ -107,7 +108,7 @@ def ablated(parts: list[str]) -> Iterator[None]:
 
 def evaluate_conversation(conv: Conversation, budgets: tuple[int, ...], counter: TokenCounter,
                           rows: Rows, per_cat: PerCategory,
-                          methods: tuple[str, ...] = METHODS) -> int:
+                          methods: tuple[str, ...] = METHODS, per_cat_bm25: PerCategory | None = None) -> int:
     """Add each question's recall per method and budget to ``rows``; return outputs over budget."""
     scorer = LexicalScorer([terms_of(t["content"]) for t in conv.history])
     over = 0
@@ -121,8 +122,10 @@ def evaluate_conversation(conv: Conversation, budgets: tuple[int, ...], counter:
                 rows["build_context"][b].append(r)
                 per_cat.setdefault(q["category"], {x: [] for x in budgets})[b].append(r)
             if "bm25" in methods:
-                rows["bm25"][b].append(recall(bm25_baseline(conv.history, q["question"], b, counter, scorer),
-                                              q["evidence"], conv.by_id))
+                r = recall(bm25_baseline(conv.history, q["question"], b, counter, scorer), q["evidence"], conv.by_id)
+                rows["bm25"][b].append(r)
+                if per_cat_bm25 is not None:
+                    per_cat_bm25.setdefault(q["category"], {x: [] for x in budgets})[b].append(r)
             if "recent" in methods:
                 rows["recent"][b].append(recall(recent_baseline(conv.history, b, counter),
                                                 q["evidence"], conv.by_id))
@@ -134,9 +137,10 @@ def evaluate(ds: DevSet, budgets: tuple[int, ...], methods: tuple[str, ...] = ME
     counter = TokenCounter("cl100k_base")
     rows: Rows = {m: {b: [] for b in budgets} for m in methods}
     per_cat: PerCategory = {}
-    over = sum(evaluate_conversation(c, budgets, counter, rows, per_cat, methods) for c in ds.conversations)
+    per_cat_bm25: PerCategory = {}
+    over = sum(evaluate_conversation(c, budgets, counter, rows, per_cat, methods, per_cat_bm25) for c in ds.conversations)
     means = {m: {b: statistics.mean(v) if v else 0.0 for b, v in by_b.items()} for m, by_b in rows.items()}
-    return {"means": means, "per_cat": per_cat, "over_budget": over}
+    return {"means": means, "per_cat": per_cat, "per_cat_bm25": per_cat_bm25, "over_budget": over}
 
 
 def timing(turns: int = 600, budget: int = 2000, runs: int = 40, data: Path = DEFAULT_LOCOMO,
@@ -239,6 +243,13 @@ def main(argv: list[str] | None = None) -> int:
                 for c, by_b in sorted(res["per_cat"].items(), key=lambda kv: str(kv[0])):
                     name = f"  category {c}" if isinstance(c, int) else f"  {c}"
                     print(f"{'':<31}{name:<15}" + "".join(f"{statistics.mean(by_b[b]):>8.3f}" for b in budgets))
+            elif ds.name.endswith("asked"):
+                # Per question kind, build_context / plain BM25 (the kinds of bench.devsets.asked_logs).
+                for c, by_b in sorted(res["per_cat"].items(), key=lambda kv: str(kv[0])):
+                    base = res["per_cat_bm25"].get(c, {})
+                    print(f"{'':<31}{'  ' + str(c):<15}" + "".join(
+                        f"{statistics.mean(by_b[b]):>8.3f}" + (f"/{statistics.mean(base[b]):.3f}" if base.get(b) else "")
+                        for b in budgets))
     print(f"outputs over budget: {over_total}")
     if not args.no_timing:
         for as_json, shape in ((True, "ISO-string timestamps, as JSON sends them"),
