@@ -55,3 +55,20 @@ def test_no_hop_in_a_short_history() -> None:
     before = list(rels)
     bridge_hop(clause, rels, texts, len(texts))
     assert rels == before
+
+
+def test_a_counting_clause_reaches_every_turn_stating_its_attribute() -> None:
+    from context.select.signals.breadth import breadth
+    # The two Boston turns state a place the same way ("They picked … for"): the other turns stating it so are
+    # lent; the turns about something else are not.
+    events = ["They picked Boston for the class reunion.", "They picked Boston for the trade show.",
+              "They picked Denver for the book club.", "They picked Austin for the music festival."]
+    texts = _log(events)
+    clause = understand("How many events are held in Boston?").clauses[0]
+    assert clause.counting
+    rels = lexical_relevance(clause.text, texts)
+    others = [texts.index(e) for e in events[2:]]
+    before = [rels[i] for i in others]
+    breadth(clause, rels, texts, len(texts))
+    assert all(rels[i] > b for i, b in zip(others, before))
+    assert rels[texts.index("They picked Austin for the music festival.")] > 0.2
