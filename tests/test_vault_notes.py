@@ -283,3 +283,21 @@ def test_temp_files_of_dead_writers_are_swept_in_sub_folders(vault):
         assert not (deep / ".tmp-Orphan.md.999999999.1.1").exists()
     finally:
         ws.close()
+
+
+def test_restart_with_nothing_changed_trusts_the_saved_catalogue(vault):
+    ws = open_workspace(vault)
+    ws.notes.list()
+    ws.close()
+    ws = open_workspace(vault)
+    try:
+        assert ws._scan_before_reading   # the saved stamps of every sub-folder matched: no scan at open
+    finally:
+        ws.close()
+    (vault / "notes" / "guides" / "deep" / "new.md").write_text("# New\n")   # a sub-folder's mtime changes
+    ws = open_workspace(vault)
+    try:
+        assert not ws._scan_before_reading
+        assert "guides/deep/new" in [n.id for n in ws.notes.list(limit=100).notes]
+    finally:
+        ws.close()

@@ -288,6 +288,13 @@ class FolderSync:
         self._subfolders[name] = [rel for rel, _ in folders if rel]
         return seen
 
+    def remember_subfolders(self, stamps: dict[str, object]) -> None:
+        """The sub-folders of nested folders named in saved ``stamps`` (``notes/a/b``), so that ``stamps()``
+        after a restart looks at the same folders as the scan before it (and no scan is needed to match)."""
+        for name in self.nested:
+            prefix = name + "/"
+            self._subfolders[name] = [k[len(prefix):] for k in stamps if isinstance(k, str) and k.startswith(prefix)]
+
     def subfolders(self, name: str) -> list[str]:
         """The sub-folders (relative paths) of a nested folder that the last scan entered; [] for flat ones."""
         return list(self._subfolders.get(name, ()))

@@ -53,6 +53,9 @@ def load(ws: Workspace) -> bool:
     ws.problems = {p[0]: Problem(p[0], p[1], p[2], p[3], bool(p[4]))
                      for p in record.get("problems", []) if isinstance(p, list) and len(p) == 5}
     token = ws._sync.read_token()
+    saved_stamps = record.get("stamps")
+    if isinstance(saved_stamps, dict):  # a vault's sub-folders as saved: their stamps are compared too
+        ws._sync.remember_subfolders(saved_stamps)
     stamps = ws._sync.stamps()
     if (record.get("index") == ws._index.version and record.get("stamps") == stamps
             and record.get("token") == (token or b"").decode("ascii", "replace")):
