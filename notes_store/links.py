@@ -50,7 +50,7 @@ class Link:
         """The link as a person would write it again (for lists of unresolved links)."""
         anchor = f"#{self.heading}" if self.heading else ""
         if self.kind == MARKDOWN:
-            return f"[{self.label}]({self.target}{anchor})"
+            return f"[{self.label or self.target.rsplit('/', 1)[-1]}]({self.target}{anchor})"
         bang = "!" if self.kind == EMBED else ""
         label = f"|{self.label}" if self.label else ""
         return f"{bang}[[{self.target}{anchor}{label}]]"
