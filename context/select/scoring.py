@@ -92,7 +92,7 @@ QUERY_PLAN = True
 BRIDGE = True
 CONDITION_ANCHORS = True
 # Counting clauses lend the turns that state their attribute the way their best turns do (signals.breadth).
-BREADTH = True
+BREADTH = False
 # History turns are scored on their statement (no stamp), numbers and dates in one spelling (see _statement).
 STATEMENT_ONLY = False
 DATE_WORDS = True

@@ -52,7 +52,10 @@ _CAPITALISED = re.compile(r"\b([A-Z][A-Za-z]+)\b")
 # The words numbers.with_date_words writes for a date: the question's condition, never a bridge.
 _DATE_WORD = re.compile(r"(?:month\d+|date\d+x\d+)")
 _AFTER_MY = re.compile(r"\b(?:my|our)\s+([a-z][a-z-]+)", re.IGNORECASE)
-_ID_LIKE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+-]*[0-9][A-Za-z0-9.+-]*|[A-Za-z]*[A-Z][a-z]*[A-Z][A-Za-z]*")
+# An item's name: a word with digits ("1000XM5", "S24"), capitals inside ("AirPods"), or a capitalised word before
+# a number ("Pixel 8", "Galaxy S24").
+_ID_LIKE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+-]*[0-9][A-Za-z0-9.+-]*|[A-Za-z]*[A-Z][a-z]*[A-Z][A-Za-z]*|"
+                      r"[A-Z][a-z]+(?=\s?[A-Z]?\d)")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
@@ -66,7 +69,9 @@ def bridges(anchor: str, clause: str) -> tuple[list[str], list[str]]:
     for m in _EMAIL.finditer(body):
         ids += [t for t in index_terms(m.group(0)) if t not in qterms]
     for m in _ID_LIKE.finditer(body):
-        found = [t for t in index_terms(m.group(0)) if t not in qterms and is_content_term(t)]
+        # A model's name mixes letters and digits ("WH-1000XM5", "S24") or capitals ("AirPods"); a number alone
+        # (an age, a price, a clock's minutes) names nothing.
+        found = [t for t in index_terms(m.group(0)) if t not in qterms and is_content_term(t) and not t.isdigit()]
         ids += found
     for w in _CAPITALISED.findall(body):
         st = stem_word(w.lower())
@@ -81,6 +86,19 @@ def bridges(anchor: str, clause: str) -> tuple[list[str], list[str]]:
             out.append(t)
     ids = [t for t in dict.fromkeys(ids) if not _DATE_WORD.fullmatch(t)]
     return [t for t in dict.fromkeys(ids + out) if not _DATE_WORD.fullmatch(t)], ids
+
+
+_OWN_ZH = re.compile(r"我(?:的|用的|那个|那台|那部|那副|那辆|这个|这台|新买的|买的|家的)")
+_OWN_EN = re.compile(r"\b(?:my|our)\s+(?:new\s+|old\s+)?[a-z][a-z-]*\b(?!['’]s)", re.IGNORECASE)
+_NAMED = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+|(?<![Hh]ow)(?<![Ww]hat)(?<![Ii]t)(?<![Tt]hat)(?<![Ww]ho)(?<![Ww]here)['’]s\b")
+
+
+def asks_of_own_thing(text: str) -> bool:
+    """The question asks about the asker's own thing ("我的耳机怎么样？", "How is my phone?"), not someone else's
+    ("我同事李娜的手机", "my coworker Omar's phone")."""
+    if any("\u3400" <= c <= "\u9fff" for c in text):
+        return _OWN_ZH.search(text) is not None
+    return _OWN_EN.search(text) is not None and _NAMED.search(text.strip()) is None
 
 
 def asked_terms(clause: Clause, anchor_terms: set[str]) -> dict[str, float]:
@@ -112,6 +130,7 @@ def bridge_hop(clause: Clause, rels: list[float], texts: Sequence[str], history:
     most = max(3, int(LINK_SHARE * scorer.n))
     best_idf = math.log(1 + scorer.n) or 1.0
     lent: dict[int, float] = {}
+    own_item = asks_of_own_thing(clause.text)
     for a in anchors:
         links, ids = bridges(texts[a], clause.text)
         if not links:
@@ -120,8 +139,11 @@ def bridge_hop(clause: Clause, rels: list[float], texts: Sequence[str], history:
         wanted = asked_terms(clause, anchor_terms)
         if not clause.condition:
             # A question that picks no one out by a fact ("我朋友爱喝什么？") is answered by its own words: its
-            # anchors' other turns only crowd its answer out (zh-memlog-hard dev 1k 0.911 -> 0.865). Only an
-            # item's follow-ups, which hold none of its words but the item's name, are reached.
+            # anchors' other turns only crowd its answer out (zh-memlog-hard dev 1k 0.911 -> 0.865). Only the
+            # asker's own item's follow-ups, which hold none of its words but the item's name, are reached
+            # ("我的耳机怎么样？"); another person's phone model is everyone's who has one (en-daily dev).
+            if not own_item:
+                continue
             wanted = {}
         per_term = {t: got for t, w in wanted.items() if (got := scorer.term_scores(t, w))}
         id_set = set(ids)
