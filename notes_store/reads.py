@@ -10,15 +10,13 @@ import contextlib
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .analysis.analyzer import QueryUnit
 from .errors import WouldBlock
 from .index.backend import Filters
 from .index.catalogue import Entry
+from .workspace_state import WorkspaceState
 
-if TYPE_CHECKING:
-    from .workspace import Workspace
 
 __all__ = ["QUICK_MAX_TERMS", "RankedRows", "Reads"]
 
@@ -45,7 +43,7 @@ class _QuickReads(threading.local):
 class Reads:
     """One workspace's searches (``Workspace.search_ranked``) and its per-thread ``quick_reads`` flag."""
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: WorkspaceState) -> None:
         self.ws = ws
         self.quick = _QuickReads()  # ``quick_reads``: this thread must not wait (an event loop)
 

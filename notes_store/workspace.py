@@ -43,7 +43,8 @@ from .settings import DEFAULT_MAX_CONTENT_BYTES, env_bytes
 from .sync import saved_catalogue
 from .sync.folders import FolderSync, Problem
 from .sync.inotify import FolderWatcher
-from .sync.refresh import Collection, FolderRefresh
+from .sync.refresh import FolderRefresh
+from .workspace_state import Collection
 from .writes import WriteHold
 
 __all__ = ["Workspace", "WouldBlock", "Collection", "Entry", "Catalogue", "Problem", "WriteEvent", "WriteListener",

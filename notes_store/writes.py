@@ -11,14 +11,12 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from .index.backend import IndexEntry
 from .index.catalogue import Entry
 from .listeners import WriteEvent
+from .workspace_state import WorkspaceState
 
-if TYPE_CHECKING:
-    from .workspace import Workspace
 
 __all__ = ["WriteHold"]
 
@@ -26,7 +24,7 @@ __all__ = ["WriteHold"]
 class WriteHold:
     """One workspace's writers: who holds it (``writer``, ``depth`` for nested holds) and what they changed."""
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: WorkspaceState) -> None:
         self.ws = ws
         self.depth = 0
         self.writer: int | None = None  # the thread inside ``hold()``

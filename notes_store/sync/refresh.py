@@ -12,8 +12,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
 
 from ..errors import StorageError, WouldBlock
 from ..files.front_matter import BadFile, clipped_reason
@@ -22,9 +20,8 @@ from ..index.backend import IndexCorrupt, IndexEntry
 from ..index.catalogue import Catalogue, Entry
 from .folders import PAUSE_EVERY, Found, Problem
 from .saved_catalogue import sweep_temp_files
+from ..workspace_state import Collection, WorkspaceState
 
-if TYPE_CHECKING:
-    from ..workspace import Workspace
 
 __all__ = ["Collection", "FolderRefresh", "SAFETY_RESCAN_INTERVAL", "RETRY_AFTER_ERROR", "SAVE_WHEN_IDLE",
            "PAUSE_AT_MOST"]
@@ -35,17 +32,6 @@ SAFETY_RESCAN_INTERVAL = 300.0  # seconds between full scans in a watching serve
 RETRY_AFTER_ERROR = 2.0         # seconds before a refresh that failed is tried again (in the background)
 SAVE_WHEN_IDLE = 10.0           # seconds without writes before a changed catalogue is saved
 PAUSE_AT_MOST = 0.05            # seconds a background scan waits for running searches at one check
-
-
-class Collection(Protocol):
-    """How the files of one folder become index entries."""
-
-    kind: str          # "note" | "memory"
-    folder_name: str   # "notes" | "memory"
-
-    def parse(self, path: Path, raw: bytes) -> IndexEntry:
-        """Turn a file's bytes into an entry; raise ``BadFile`` with the reason when it can't."""
-        ...
 
 
 class _FolderUnreadable(Exception):
@@ -60,7 +46,7 @@ class FolderRefresh:
     and when the next full scan is due.
     """
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: WorkspaceState) -> None:
         self.ws = ws
         self.last_scan = 0.0
         self.next_safety_scan = 0.0

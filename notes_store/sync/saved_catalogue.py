@@ -7,22 +7,20 @@ Kept apart from ``workspace``, whose state it loads and saves under its locks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from ..files.durable import remove_temp_files
 from ..index.backend import IndexCorrupt
 from ..index.catalogue import Catalogue
 from .folders import Problem
+from ..workspace_state import WorkspaceState
 
-if TYPE_CHECKING:
-    from ..workspace import Workspace
 
 __all__ = ["CATALOGUE_FILE", "open_index", "load", "save", "sweep_temp_files"]
 
 CATALOGUE_FILE = "catalogue"
 
 
-def open_index(ws: Workspace) -> bool:
+def open_index(ws: WorkspaceState) -> bool:
     """Open the index, or rebuild it from the files when there is none; then ``load`` the saved catalogue.
     True when catalogue and index are known to match the files. Caller holds ``_mutex`` and ``lock``."""
     if not ws._index.open():
@@ -34,7 +32,7 @@ def open_index(ws: Workspace) -> bool:
     return load(ws)
 
 
-def load(ws: Workspace) -> bool:
+def load(ws: WorkspaceState) -> bool:
     """Load the saved catalogue; True when it is known to match the files and the index as they are.
 
     Then nothing else is read before the first answer (a watching server rescans in the
@@ -80,7 +78,7 @@ def load(ws: Workspace) -> bool:
     return False
 
 
-def sweep_temp_files(ws: Workspace) -> None:
+def sweep_temp_files(ws: WorkspaceState) -> None:
     """Delete the temp files of writes that died mid-write. Caller holds ``_mutex`` and ``lock``."""
     ws._temp_sweep_due = False
     for coll in ws.collections.values():
@@ -96,7 +94,7 @@ def sweep_temp_files(ws: Workspace) -> None:
                         f"{coll.folder_name}/")
 
 
-def save(ws: Workspace) -> None:
+def save(ws: WorkspaceState) -> None:
     """Write the catalogue and what it was checked against, so a restart with nothing changed reads no file.
 
     Commits pending index work first: the record names the index state the rows match. That
