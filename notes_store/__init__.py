@@ -10,6 +10,8 @@ Layout (each subpackage's docstring says what it owns and may import; arrows poi
 
     workspace, notes, memory/, sessions, doctor   the stores, with ``Workspace`` at the top
     reads, writes, listeners   the workspace's search path, its writers' lock hold, who hears of writes
+    workspace_state   the protocol those parts name instead of ``Workspace`` (no import circle)
+    vault, links   any Markdown folder as notes (path ids, foreign front matter) and its [[wikilinks]]
     sync/        folder watching (inotify, scans) and Git
     index/       the search engine: protocol, Whoosh backend, ranking, catalogue, completion
     files/       Markdown item files: front matter, safe reads, durable writes, the lock
