@@ -301,3 +301,40 @@ def test_restart_with_nothing_changed_trusts_the_saved_catalogue(vault):
         assert "guides/deep/new" in [n.id for n in ws.notes.list(limit=100).notes]
     finally:
         ws.close()
+
+
+def test_opening_a_vault_inside_a_git_repository_leaves_git_status_clean(tmp_path):
+    """A folder already in a repository (someone's vault) gets its ignore rules in info/exclude, not a new
+    .gitignore: opening, listing, reading and searching it change nothing git status shows."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True,
+                              text=True).stdout
+
+    git("init", "-q")
+    (tmp_path / "notes" / "guides").mkdir(parents=True)
+    (tmp_path / "notes" / "guides" / "Setup.md").write_text("---\ntags: [a]\n---\n# Setup\n\nSee [[Home]].\n")
+    (tmp_path / "notes" / "Home.md").write_text("# Home\n\nStart at [[guides/Setup]].\n")
+    git("add", "-A")
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "vault")
+    ws = open_workspace(tmp_path)
+    try:
+        assert {n.id for n in ws.notes.list().notes} == {"Home", "guides/Setup"}
+        assert ws.notes.read("guides/Setup").title == "Setup"
+        assert ws.notes.search("setup").hits
+    finally:
+        ws.close()
+    assert git("status", "--porcelain", "--untracked-files=all") == ""
+    assert not (tmp_path / ".gitignore").exists()
+    exclude = (tmp_path / ".git" / "info" / "exclude").read_text()
+    assert ".index/" in exclude and ".ctxnotes.lock" in exclude
+    ws = open_workspace(tmp_path)  # a second open adds nothing
+    ws.close()
+    assert (tmp_path / ".git" / "info" / "exclude").read_text() == exclude
+
+
+def test_a_fresh_folder_outside_any_repository_still_gets_a_gitignore(tmp_path):
+    ws = open_workspace(tmp_path / "ws")
+    ws.close()
+    assert ".index/" in (tmp_path / "ws" / ".gitignore").read_text().splitlines()
