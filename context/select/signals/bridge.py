@@ -59,11 +59,13 @@ _ID_LIKE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+-]*[0-9][A-Za-z0-9.+-]*|[A-Za-z]*
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
-def bridges(anchor: str, clause: str) -> tuple[list[str], list[str]]:
-    """(bridge terms, id-like bridge terms) of an anchor turn for a clause (see the module)."""
+def bridges(anchor: str, clause: str, condition: str = "") -> tuple[list[str], list[str]]:
+    """(bridge terms, id-like bridge terms) of an anchor turn for a clause (see the module). A CJK bigram
+    touching a character of the ``condition`` (the clause when none is given) is the condition's own word,
+    not a bridge; the asked part's characters do not count ("大鹏" is a bridge for "…的发小，他儿子多大了？")."""
     body = body_of(anchor).strip()
     qterms = set(query_terms(clause)) | set(index_terms(clause))
-    qchars = {c for c in clause if is_cjk(c)}
+    qchars = {c for c in (condition or clause) if is_cjk(c)}
     out: list[str] = []
     ids: list[str] = []
     for m in _EMAIL.finditer(body):
@@ -132,7 +134,7 @@ def bridge_hop(clause: Clause, rels: list[float], texts: Sequence[str], history:
     lent: dict[int, float] = {}
     own_item = asks_of_own_thing(clause.text)
     for a in anchors:
-        links, ids = bridges(texts[a], clause.text)
+        links, ids = bridges(texts[a], clause.text, clause.condition)
         if not links:
             continue
         anchor_terms = set(scorer._tf(a))
