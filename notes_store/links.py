@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+from .files.code_fences import in_code
 from .files.note_paths import SUFFIX, note_id_problem
 
 MAX_LINKS_PER_NOTE = 2000
@@ -57,7 +58,6 @@ class Link:
 
 
 # -- extraction ---------------------------------------------------------------------------------
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BACKTICKS_RE = re.compile(r"`+")
 _N = str(MAX_TARGET_CHARS)
 _WIKI_RE = re.compile(r"(!?)\[\[([^\[\]\n]{1,N})\]\]".replace("N", _N))
@@ -102,23 +102,14 @@ def blank_code_spans(line: str) -> str:
 def prose_lines(body: str) -> str:
     """``body`` with fenced code blocks and inline code blanked out (lengths kept, newlines kept)."""
     out: list[str] = []
-    fence: str | None = None
-    for line in body.split("\n"):
-        m = _FENCE_RE.match(line)
-        if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):].strip():
-                fence = None
-            out.append("")
-            continue
-        if m:
-            fence = m.group(1)
-            out.append("")
-            continue
-        if "`" in line:
-            line = blank_code_spans(line)
-        out.append(line)
-    if fence is not None:
-        pass  # an unclosed fence runs to the end of the document (CommonMark): its lines are already blank
+    lines = body.split("\n")
+    for line, code in zip(lines, in_code(lines)):
+        if code:
+            out.append("")  # an unclosed fence runs to the end of the document (CommonMark)
+        elif "`" in line:
+            out.append(blank_code_spans(line))
+        else:
+            out.append(line)
     return "\n".join(out)
 
 

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import WouldBlock
-from .files.foreign import DELETE, decode, edit_front_matter, page_from_text, replace_body, set_first_heading
+from .files.foreign import DELETE, edit_front_matter, page_from_text, replace_body, set_first_heading
+from .files.front_matter import decode
 from .files.front_matter import BadFile, Document, clipped_reason, content_from_body
 from .files.items import file_tags, revision_of
 from .files.note_paths import note_id_problem

@@ -168,3 +168,15 @@ def test_edits_read_back_as_meant_and_leave_the_body(existing, changes, nl, body
     assert parse_header(split.header_text) == expected
     if not changes:
         assert out == raw
+
+
+def test_headings_title_and_links_read_code_fences_alike() -> None:
+    """A fence followed by other text does not close a code block (CommonMark): the headings, the title
+    heading and the links of a page all see the same code block."""
+    from notes_store.files.foreign import headings_of, set_first_heading
+    from notes_store.links import extract_links
+
+    body = "```python\n# not a heading [[Inside]]\n``` trailing\n# still code\n```\n# Real\n\nSee [[Outside]].\n"
+    assert headings_of(body) == [(1, "Real")]
+    assert set_first_heading(body.encode(), "New") == body.replace("# Real", "# New").encode()
+    assert [link.target for link in extract_links(body)] == ["Outside"]

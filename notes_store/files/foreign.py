@@ -29,7 +29,8 @@ from typing import Any
 import yaml
 
 from ..timestamps import NotATime, to_epoch
-from .front_matter import MAX_FRONT_MATTER_BYTES, BadFile, _BaseDumper, _check_shape, _Loader, _simple_meta
+from .code_fences import in_code
+from .front_matter import MAX_FRONT_MATTER_BYTES, BadFile, decode, _BaseDumper, _check_shape, _Loader, _simple_meta
 
 MAX_HEADINGS = 200
 MAX_HEADING_CHARS = 300
@@ -41,7 +42,6 @@ CREATED_KEYS = ("created_at", "created", "date created", "creation_date", "date"
 UPDATED_KEYS = ("updated_at", "updated", "modified", "date modified", "last_modified", "lastmod")
 
 _LINE_SPLIT_RE = re.compile(r"(?<=\n)")
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _TAG_SPLIT_RE = re.compile(r"[,\s]+")
 
@@ -74,17 +74,6 @@ class Split:
     @property
     def header_text(self) -> str:
         return "".join(self.header)
-
-
-def decode(raw: bytes) -> str:
-    """UTF-8 text of a file; BadFile when it is not UTF-8 or holds NUL bytes."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadFile(f"not UTF-8 text (byte {exc.start})") from None
-    if "\x00" in text:
-        raise BadFile("contains NUL bytes (binary file?)")
-    return text
 
 
 def split_text(text: str) -> Split:
@@ -203,15 +192,9 @@ def _first_time(meta: Mapping[str, Any], keys: tuple[str, ...]) -> float | None:
 def headings_of(body: str, limit: int = MAX_HEADINGS) -> list[tuple[int, str]]:
     """``(level, text)`` of the ATX headings outside fenced code, at most ``limit``."""
     out: list[tuple[int, str]] = []
-    fence: str | None = None
-    for line in body.split("\n"):
-        m = _FENCE_RE.match(line)
-        if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-            continue
-        if m:
-            fence = m.group(1)
+    lines = body.split("\n")
+    for line, code in zip(lines, in_code(lines)):
+        if code:
             continue
         if "#" not in line[:10]:
             continue
@@ -412,17 +395,10 @@ def set_first_heading(raw: bytes, title: str) -> bytes | None:
     """``raw`` with the text of its first level-1 heading (outside code) set to ``title``; None when it has none."""
     split = split_text(decode(raw))
     lines = _LINE_SPLIT_RE.split(split.body)
-    fence: str | None = None
-    for i, line in enumerate(lines):
+    for i, (line, code) in enumerate(zip(lines, in_code(lines))):
+        if code:
+            continue
         bare = line.rstrip("\r\n")
-        m = _FENCE_RE.match(bare)
-        if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-            continue
-        if m:
-            fence = m.group(1)
-            continue
         h = _HEADING_RE.match(bare)
         if h and len(h.group(1)) == 1 and h.group(2).strip():
             ending = line[len(bare):]

@@ -66,14 +66,20 @@ class Document:
     body: str = ""
 
 
-def parse_document(raw: bytes) -> Document:
-    """Parse file bytes; raise ``BadFile`` with the reason when they are not a valid document."""
+def decode(raw: bytes) -> str:
+    """UTF-8 text of a file; BadFile when it is not UTF-8 or holds NUL bytes."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BadFile(f"not UTF-8 text (byte {exc.start})") from None
     if "\x00" in text:
         raise BadFile("contains NUL bytes (binary file?)")
+    return text
+
+
+def parse_document(raw: bytes) -> Document:
+    """Parse file bytes; raise ``BadFile`` with the reason when they are not a valid document."""
+    text = decode(raw)
     if text.startswith("\ufeff"):
         text = text[1:]
     text = text.replace("\r\n", "\n")
