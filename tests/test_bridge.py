@@ -72,3 +72,22 @@ def test_a_counting_clause_reaches_every_turn_stating_its_attribute() -> None:
     breadth(clause, rels, texts, len(texts))
     assert all(rels[i] > b for i, b in zip(others, before))
     assert rels[texts.index("They picked Austin for the music festival.")] > 0.2
+
+
+def test_a_name_sharing_a_character_with_the_condition_is_still_a_bridge() -> None:
+    # 王建国 shares 建 with the condition's 建筑师: only where the anchor says the condition (建筑师) is its own word.
+    links, _ids = bridges("王建国的工作是建筑师。", "那位建筑师，他什么时候过生日？", "那位建筑师")
+    assert "建国" in links and "王建" in links
+    assert "建筑" not in links and "筑师" not in links
+
+
+def test_the_asked_shape_puts_the_dated_turn_before_the_word_alone() -> None:
+    # "什么时候过生日" is answered by a date: the turn across the bridge holding one ("王建国是3月8号出生的。", no 生日 in
+    # it) comes before the one holding the word alone ("王建国说生日那天不想大办。").
+    texts = _log(["王建国的工作是建筑师。", "王建国说生日那天不想大办。", "王建国是3月8号出生的。"])
+    clause = understand("那位建筑师，他什么时候过生日？").clauses[0]
+    anchors = lexical_relevance(clause.condition, texts)
+    lent = [0.0] * len(texts)   # what the bridge lends alone
+    bridge_hop(clause, lent, texts, len(texts), anchors_by=anchors)
+    dated, worded = texts.index("王建国是3月8号出生的。"), texts.index("王建国说生日那天不想大办。")
+    assert lent[dated] > lent[worded] > 0

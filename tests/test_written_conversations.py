@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.devsets import (WRITTEN, WRITTEN_ASKED, WRITTEN_LATE, WRITTEN_LOG_SPLITS, WRITTEN_SPLITS,  # noqa: E402
+from bench.devsets import (WRITTEN, WRITTEN_ASKED, WRITTEN_ASKED_LONG, WRITTEN_LATE, WRITTEN_LOG_SPLITS, WRITTEN_SPLITS,  # noqa: E402
                            load_locomo, load_written_log, written_late_set, written_log_set, written_set)
 
 FILES = sorted([name for names in WRITTEN_SPLITS.values() for name in names] + list(WRITTEN_LATE))
@@ -35,6 +35,7 @@ DIGESTS = {
     "zh_log_2.json": "188eaa46a9ed76ba",
     "zh_log_3.json": "f723cd9ef20f020a",
     "zh_asked_1.json": "74149c5363567650",
+    "zh_asked_2.json": "728e5c8319f408c8",
 }
 
 
@@ -43,7 +44,7 @@ def test_the_splits_share_no_file_and_every_file_is_in_one() -> None:
     assert not set(dev) & set(held) and not set(WRITTEN_LATE) & set(dev + held)
     logs = [name for names in WRITTEN_LOG_SPLITS.values() for name, _stamped in names]
     assert len(set(logs)) == len(logs)
-    assert sorted(p.name for p in WRITTEN.glob("*.json")) == sorted(FILES + LOGS + [WRITTEN_ASKED])
+    assert sorted(p.name for p in WRITTEN.glob("*.json")) == sorted(FILES + LOGS + [WRITTEN_ASKED, WRITTEN_ASKED_LONG])
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -120,7 +121,7 @@ def test_the_log_set_has_its_split_s_logs(split: str) -> None:
     assert (ds.name, ds.split, len(ds.conversations)) == ("zh-written", split, len(WRITTEN_LOG_SPLITS[split]))
 
 
-@pytest.mark.parametrize("name", FILES + LOGS + [WRITTEN_ASKED])
+@pytest.mark.parametrize("name", FILES + LOGS + [WRITTEN_ASKED, WRITTEN_ASKED_LONG])
 def test_the_written_files_are_the_ones_measured(name: str) -> None:
     digest = hashlib.sha256((WRITTEN / name).read_bytes()).hexdigest()[:16]
     assert digest == DIGESTS[name], "written conversation changed: update DIGESTS and the figures"

@@ -39,7 +39,10 @@
 - ``zh-asked`` / ``en-asked`` (``bench.devsets.asked_logs``, CC0): logs asked as people ask (build_context v3):
   noisy, compound, relational, item, counting and computed questions, with their kind as ``category``;
   ``zh-asked-written`` (``bench/devsets/written/zh_asked_1.json``, CC0): the same kinds written by hand by an
-  author who read no selection code, measured only after tuning: held out only.
+  author who read no selection code, measured only after tuning: held out only; ``zh-asked-written-2``
+  (``zh_asked_2.json``) the same, of long and crowded turns (a budget holds a third as many turns);
+- ``zh-asked-long`` / ``en-asked-long`` (``bench.devsets.wordy``): the asked logs with every turn said at
+  length, the slot economy of long logs.
 
 Every set is split into ``dev`` (tune on it) and ``held-out`` (report only) by seed.
 """
@@ -213,7 +216,8 @@ def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
 
 SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "en-reunion", "en-written", "en-written-2", "zh-log", "en-log", "zh-memlog",
              "en-memlog", "zh-memlog-hard", "en-memlog-hard", "zh-daily", "en-daily", "zh-diary",
-             "zh-lifelog", "zh-written", "zh-restamped", "zh-asked", "en-asked", "zh-asked-written")
+             "zh-lifelog", "zh-written", "zh-restamped", "zh-asked", "en-asked", "zh-asked-long", "en-asked-long",
+             "zh-asked-written", "zh-asked-written-2")
 
 
 def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> list[DevSet]:
@@ -246,15 +250,25 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
     add(restamped_set)
     for lang in ("zh", "en"):
         add(partial(asked_log_set, lang))
+    for lang in ("zh", "en"):
+        add(partial(asked_log_set, lang, at_length=True))
     if held_out:
         sets.append(written_asked_set())
+        sets.append(written_asked_long_set())
     return sets
 
 
-# Written from the issue alone by an author who read no selection code (2026-12-06): held out only.
+# Written from the issue alone by an author who read no selection code (2026-12-06): held out only. The second
+# (long, crowded turns: a budget holds a third as many) was written after the first's figures were read.
 WRITTEN_ASKED = "zh_asked_1.json"
+WRITTEN_ASKED_LONG = "zh_asked_2.json"
 
 
 def written_asked_set() -> DevSet:
     """``zh-asked-written``: the hand-written log of questions as people ask them, held out, without timestamps."""
     return DevSet("zh-asked-written", "held-out", [load_written_log(WRITTEN / WRITTEN_ASKED)])
+
+
+def written_asked_long_set() -> DevSet:
+    """``zh-asked-written-2``: the second hand-written log, of long and crowded turns, held out."""
+    return DevSet("zh-asked-written-2", "held-out", [load_written_log(WRITTEN / WRITTEN_ASKED_LONG)])

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from .model import Conversation, DevSet, Question
+from .wordy import said_at_length
 from .writer import LogWriter, day_times, interleave, question, seeded_set
 
 __all__ = ["CATEGORIES", "HISTORIES_PER_SEED", "asked_log_set", "generate_asked_log"]
@@ -801,6 +802,10 @@ def generate_asked_log(lang_code: str, seed: int, with_timestamps: bool | None =
     return log.conversation(questions)
 
 
-def asked_log_set(lang: str, seeds: Sequence[int], split: str) -> DevSet:
-    """``zh-asked`` / ``en-asked``: ``HISTORIES_PER_SEED`` histories per seed."""
+def asked_log_set(lang: str, seeds: Sequence[int], split: str, at_length: bool = False) -> DevSet:
+    """``zh-asked`` / ``en-asked``: ``HISTORIES_PER_SEED`` histories per seed; ``at_length``: the same logs with
+    every turn said at length (``zh-asked-long`` / ``en-asked-long``, see ``wordy``)."""
+    if at_length:
+        return seeded_set(f"{lang}-asked-long", split, seeds, HISTORIES_PER_SEED,
+                          lambda s: said_at_length(generate_asked_log(lang, s), lang, s))
     return seeded_set(f"{lang}-asked", split, seeds, HISTORIES_PER_SEED, lambda s: generate_asked_log(lang, s))

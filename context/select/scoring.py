@@ -35,6 +35,7 @@ from .signals.stretches import Statements
 from .proximity import proximity
 from .signals.days import lift_by_session
 from .signals.bridge import bridge_hop
+from .signals.shapes import asked_shape, holds_shape
 from .signals.breadth import breadth
 from .signals.stamps import body_of, without_stamp
 from .query import Clause, QueryPlan, understand
@@ -91,6 +92,12 @@ QUERY_PLAN = True
 # One hop across a bridge, from a clause's condition turns to what it asks (context.select.signals.bridge).
 BRIDGE = True
 CONDITION_ANCHORS = True
+# In a log of one voice, a turn inherits this share of what a conversation's turn inherits from its neighbours:
+# a log's neighbours are often of threads that only happen to interleave.
+LOG_NEIGHBOUR_SHARE = 0.0
+# In a log of one voice, a clause's turns holding a thing of the shape it asks (a date, a phone number, an
+# e-mail, an age: signals.shapes) weigh this much more.
+SHAPE_LIFT = 0.3
 # Counting clauses lend the turns that state their attribute the way their best turns do (signals.breadth).
 BREADTH = False
 # History turns are scored on their statement (no stamp), numbers and dates in one spelling (see _statement).
@@ -124,8 +131,9 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
         plan.clauses[0] if plan is not None else None, plan.focused if plan is not None else query, lx)
     for p, rel in zip(lx.packets, rels):
         p.relevance = rel
-    # The reserve stays plain BM25's over the whole query: its first turns are a guarantee (tests/test_quality_floor).
-    _fill_plain(query, lx)
+    # The reserve is plain BM25 over the asking part of the query (small talk left out): its first turns are a
+    # guarantee (tests/test_quality_floor).
+    _fill_plain(plan.focused if plan is not None else query, lx)
     history = sorted((p for p in candidates if p.source == P.HISTORY), key=lambda p: p.position)
     _weigh_along_history(query, history, profile)
     _fill_given(candidates)
@@ -151,6 +159,12 @@ def _for_clause(clause: Clause | None, query: str, lx: Lexical) -> list[float]:
     """The relevance for one asking clause (``query``: its text), with its bridges and, when it counts, its
     breadth, in a log of one voice; scaled to a top of 1 when those moved it."""
     rels = _relevance(query, lx)
+    if clause is not None and lx.a_log and SHAPE_LIFT:
+        # What holds a thing of the asked shape (a date for "同事熊伟的生日是几号？": "熊伟是12月24日出生的。") comes
+        # before what holds the asked word alone ("熊伟说生日那天不想大办。").
+        shape = asked_shape(clause.asked or clause.text)
+        for i in holds_shape(shape, lx.texts, [i for i, r in enumerate(rels) if r > 0]):
+            rels[i] *= 1.0 + SHAPE_LIFT
     if clause is None or not lx.a_log or not (BRIDGE or BREADTH):
         return rels
     top = max(rels, default=0.0)
@@ -277,7 +291,8 @@ def _weigh_along_history(query: str, history: list[Packet], profile: Profile) ->
     time for a question of when and before the turns of speakers it does not name and the questions
     nobody answers count less (in place; ``history`` in order)."""
     links: list[float] | None = None
-    if history and profile.neighbour_weight:
+    weight = profile.neighbour_weight * (LOG_NEIGHBOUR_SHARE if history and one_voice(history) else 1.0)
+    if history and weight:
         # Relevance spreads only between turns the history's own text shows to be connected.
         links, prior = link_structure([p.spoken for p in history], [voice(p) for p in history],
                                       [p.group for p in history])
@@ -286,7 +301,7 @@ def _weigh_along_history(query: str, history: list[Packet], profile: Profile) ->
         for i in untimed_turns(query, [p.spoken for p in history], [p.relevance for p in history], links):
             history[i].relevance *= UNTIMED_WEIGHT
     if links is not None:
-        spread = spread_along_links([p.relevance for p in history], links, profile.neighbour_weight,
+        spread = spread_along_links([p.relevance for p in history], links, weight,
                                     reinforce=prior if REINFORCE_BY_PRIOR else 1.0)
         top = max(spread) or 1.0
         for p, s in zip(history, spread):

@@ -33,6 +33,7 @@ from notes_store.analysis.analyzer import index_terms, is_cjk, is_content_term, 
 from ..query import Clause
 from ..relevance import scorer_for, specificity, terms_of_query
 from .cues import attribute_groups
+from .shapes import asked_shape, holds_shape
 from .stamps import body_of
 
 ANCHORS = 3
@@ -43,6 +44,9 @@ ITEM_WEIGHT = 0.8
 # A turn holding the bridge but none of the asked words (the attribute said another way: "她是做什么工作的？" of
 # "范冰冰是一名药剂师。") is lent this much, times how specific it is (a fact holds a rare word; chat does not).
 LINK_ONLY_WEIGHT = 0.55
+# A holder of the asked part's words that also holds a thing of its shape (signals.shapes) scores this much of
+# the best holder's score more.
+SHAPE_WEIGHT = 1.0
 # A history shorter than this is read whole by any budget: no hop needed.
 MIN_HISTORY = 20
 
@@ -61,11 +65,12 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 def bridges(anchor: str, clause: str, condition: str = "") -> tuple[list[str], list[str]]:
     """(bridge terms, id-like bridge terms) of an anchor turn for a clause (see the module). A CJK bigram
-    touching a character of the ``condition`` (the clause when none is given) is the condition's own word,
-    not a bridge; the asked part's characters do not count ("大鹏" is a bridge for "…的发小，他儿子多大了？")."""
+    overlapping where the anchor says a pair of the ``condition``'s characters (the clause when none is given)
+    is the condition's own word, not a bridge; the asked part's characters do not count ("大鹏" is a bridge
+    for "…的发小，他儿子多大了？")."""
     body = body_of(anchor).strip()
     qterms = set(query_terms(clause)) | set(index_terms(clause))
-    qchars = {c for c in (condition or clause) if is_cjk(c)}
+    said = _condition_spans(body, condition or clause)
     out: list[str] = []
     ids: list[str] = []
     for m in _EMAIL.finditer(body):
@@ -84,10 +89,34 @@ def bridges(anchor: str, clause: str, condition: str = "") -> tuple[list[str], l
         if st not in qterms and is_content_term(st):
             out.append(st)
     for t in index_terms(body):
-        if len(t) == 2 and is_cjk(t) and t not in qterms and qchars.isdisjoint(t):
+        if len(t) == 2 and is_cjk(t) and t not in qterms and _unsaid(t, body, said):
             out.append(t)
     ids = [t for t in dict.fromkeys(ids) if not _DATE_WORD.fullmatch(t)]
     return [t for t in dict.fromkeys(ids + out) if not _DATE_WORD.fullmatch(t)], ids
+
+
+def _condition_spans(body: str, condition: str) -> list[bool]:
+    """Which characters of ``body`` say the condition's own words: every place a CJK pair of the condition
+    occurs. "王建国的工作是建筑师。" for "那位建筑师": 建筑师 is the condition's, 王建国 (sharing only the 建) is a bridge."""
+    said = [False] * len(body)
+    pairs = {condition[k:k + 2] for k in range(len(condition) - 1)
+             if is_cjk(condition[k]) and is_cjk(condition[k + 1])}
+    for pair in pairs:
+        at = body.find(pair)
+        while at >= 0:
+            said[at] = said[at + 1] = True
+            at = body.find(pair, at + 1)
+    return said
+
+
+def _unsaid(term: str, body: str, said: list[bool]) -> bool:
+    """``term`` occurs in ``body`` somewhere the condition does not (see _condition_spans)."""
+    at = body.find(term)
+    while at >= 0:
+        if not said[at] and not said[at + 1]:
+            return True
+        at = body.find(term, at + 1)
+    return False
 
 
 _OWN_ZH = re.compile(r"我(?:的|用的|那个|那台|那部|那副|那辆|这个|这台|新买的|买的|家的)")
@@ -133,6 +162,7 @@ def bridge_hop(clause: Clause, rels: list[float], texts: Sequence[str], history:
     best_idf = math.log(1 + scorer.n) or 1.0
     lent: dict[int, float] = {}
     own_item = asks_of_own_thing(clause.text)
+    shape = asked_shape(clause.asked or clause.text) if SHAPE_WEIGHT else ""
     for a in anchors:
         links, ids = bridges(texts[a], clause.text, clause.condition)
         if not links:
@@ -158,6 +188,12 @@ def bridge_hop(clause: Clause, rels: list[float], texts: Sequence[str], history:
             if per_term:
                 scores = {d: sum(got.get(d, 0.0) for got in per_term.values()) for d in holders}
                 best = max(scores.values(), default=0.0)
+                if best > 0 and shape:
+                    # A holder with a thing of the asked shape (a date for "什么时候过生日") is the likelier
+                    # answer than one with the asked word alone ("…说生日那天不想大办").
+                    for d in holds_shape(shape, texts, [d for d in holders if scores[d] > 0]):
+                        scores[d] += SHAPE_WEIGHT * best
+                    best = max(scores.values())
                 spec = specificity(clause.text, texts, [d for d in holders if scores[d] <= 0], growing=history) \
                     if LINK_ONLY_WEIGHT else {}
                 for d, s in scores.items():
