@@ -473,7 +473,14 @@ def test_a_stop_during_a_long_stage_stops_it_part_way_and_leaves_the_caches_soun
 
     clean = fresh()
     assert "zebra7919 " in clean
-    for after in (4, 8, 16, 30):  # stopped deeper in (a full build checks ~45 times): the caches stay right
+    relevance._corpora.clear()
+    links._states.clear()
+    checks: list[int] = []
+    build_context("deploys?", history=hist + [{"role": "user", "content": "one more"}], max_tokens=500,
+                  should_stop=lambda: bool(checks.append(1)))
+    assert len(checks) >= 12, f"a full build checks only {len(checks)} times"
+    # Stopped deeper in, up to just before the last check: the caches stay right.
+    for after in sorted({4, 8, len(checks) // 2, len(checks) - 2}):
         relevance._corpora.clear()
         links._states.clear()
         calls.clear()
