@@ -244,7 +244,9 @@ def test_stamps_are_neither_clause_openings_nor_speakers():
 
 
 def test_a_pronoun_turn_matches_the_question_through_the_person_it_refers_to(monkeypatch):
-    # Many turns name the coworker; the one fact about where he grew up says only "He".
+    # Many turns name the coworker; the one fact about where he grew up says only "He". Measured as in a
+    # conversation, with neighbours lending (a log of one voice has them off: LOG_NEIGHBOUR_SHARE).
+    monkeypatch.setattr("context.select.scoring.LOG_NEIGHBOUR_SHARE", 1.0)
     contents = [f"09:{k:02d} office: My coworker Noah sent me {k} funny videos." for k in range(40)]
     contents[20] = "10:20 office: My coworker Noah called me in the evening."
     contents[21] = "10:21 office: He was born and raised in Fresno."
