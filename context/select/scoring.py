@@ -135,7 +135,7 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     # guarantee (tests/test_quality_floor).
     _fill_plain(plan.focused if plan is not None else query, lx)
     history = sorted((p for p in candidates if p.source == P.HISTORY), key=lambda p: p.position)
-    _weigh_along_history(query, history, profile)
+    _weigh_along_history(query, history, profile, lx.a_log)
     _fill_given(candidates)
     _fill_recency(candidates)
     _fill_scores(candidates, profile, len(history))
@@ -286,12 +286,12 @@ def _fill_plain(query: str, lx: Lexical) -> None:
         p.plain = plain
 
 
-def _weigh_along_history(query: str, history: list[Packet], profile: Profile) -> None:
+def _weigh_along_history(query: str, history: list[Packet], profile: Profile, a_log: bool) -> None:
     """The history turns' relevance spread along the links between them, after the turns that give no
     time for a question of when and before the turns of speakers it does not name and the questions
-    nobody answers count less (in place; ``history`` in order)."""
+    nobody answers count less (in place; ``history`` in order; ``a_log``: it is a log of one voice)."""
     links: list[float] | None = None
-    weight = profile.neighbour_weight * (LOG_NEIGHBOUR_SHARE if history and one_voice(history) else 1.0)
+    weight = profile.neighbour_weight * (LOG_NEIGHBOUR_SHARE if a_log else 1.0)
     if history and weight:
         # Relevance spreads only between turns the history's own text shows to be connected.
         links, prior = link_structure([p.spoken for p in history], [voice(p) for p in history],

@@ -26,14 +26,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from notes_store.analysis.analyzer import index_terms, is_cjk, is_content_term, query_terms, stem_word
 
 from ..query import Clause
 from ..relevance import scorer_for, specificity, terms_of_query
 from .cues import attribute_groups
-from .shapes import asked_shape, holds_shape
+from .shapes import EMAIL, asked_shape, holds_shape
 from .stamps import body_of
 
 ANCHORS = 3
@@ -60,7 +60,6 @@ _AFTER_MY = re.compile(r"\b(?:my|our)\s+([a-z][a-z-]+)", re.IGNORECASE)
 # a number ("Pixel 8", "Galaxy S24").
 _ID_LIKE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+-]*[0-9][A-Za-z0-9.+-]*|[A-Za-z]*[A-Z][a-z]*[A-Z][A-Za-z]*|"
                       r"[A-Z][a-z]+(?=\s?[A-Z]?\d)")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
 def bridges(anchor: str, clause: str, condition: str = "") -> tuple[list[str], list[str]]:
@@ -73,7 +72,7 @@ def bridges(anchor: str, clause: str, condition: str = "") -> tuple[list[str], l
     said = _condition_spans(body, condition or clause)
     out: list[str] = []
     ids: list[str] = []
-    for m in _EMAIL.finditer(body):
+    for m in EMAIL.finditer(body):
         ids += [t for t in index_terms(m.group(0)) if t not in qterms]
     for m in _ID_LIKE.finditer(body):
         # A model's name mixes letters and digits ("WH-1000XM5", "S24") or capitals ("AirPods"); a number alone
@@ -95,6 +94,14 @@ def bridges(anchor: str, clause: str, condition: str = "") -> tuple[list[str], l
     return [t for t in dict.fromkeys(ids + out) if not _DATE_WORD.fullmatch(t)], ids
 
 
+def _places(pair: str, body: str) -> Iterator[int]:
+    """Where ``pair`` starts in ``body``, overlapping places too ("哈哈" in "哈哈哈": 0 and 1)."""
+    at = body.find(pair)
+    while at >= 0:
+        yield at
+        at = body.find(pair, at + 1)
+
+
 def _condition_spans(body: str, condition: str) -> list[bool]:
     """Which characters of ``body`` say the condition's own words: every place a CJK pair of the condition
     occurs. "王建国的工作是建筑师。" for "那位建筑师": 建筑师 is the condition's, 王建国 (sharing only the 建) is a bridge."""
@@ -102,21 +109,14 @@ def _condition_spans(body: str, condition: str) -> list[bool]:
     pairs = {condition[k:k + 2] for k in range(len(condition) - 1)
              if is_cjk(condition[k]) and is_cjk(condition[k + 1])}
     for pair in pairs:
-        at = body.find(pair)
-        while at >= 0:
+        for at in _places(pair, body):
             said[at] = said[at + 1] = True
-            at = body.find(pair, at + 1)
     return said
 
 
 def _unsaid(term: str, body: str, said: list[bool]) -> bool:
     """``term`` occurs in ``body`` somewhere the condition does not (see _condition_spans)."""
-    at = body.find(term)
-    while at >= 0:
-        if not said[at] and not said[at + 1]:
-            return True
-        at = body.find(term, at + 1)
-    return False
+    return any(not said[at] and not said[at + 1] for at in _places(term, body))
 
 
 _OWN_ZH = re.compile(r"我(?:的|用的|那个|那台|那部|那副|那辆|这个|这台|新买的|买的|家的)")

@@ -3,8 +3,8 @@ birthday", a phone number for "电话是多少", an address for "邮箱", an age
 
 "那位建筑师，他什么时候过生日？" is answered by "王建国是3月8号出生的。" (no 生日 in it), while "王建国说生日那天不想大办。"
 holds the word and no date. Among the turns a clause already reaches, one holding a thing of the asked shape
-is the likelier answer: classic question answering's answer type, read by patterns, the same for every
-history. Only a turn's statement is read, never its "time, place" stamp (every stamped turn holds a date).
+is the likelier answer: classic question answering's answer type, read by patterns (a date: any spelling
+``numbers.date_terms`` reads as a day of the year), the same for every history. Only a turn's statement is read, never its "time, place" stamp (every stamped turn holds a date).
 """
 
 from __future__ import annotations
@@ -12,25 +12,24 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from notes_store.analysis.numbers import date_terms
 from notes_store.bounded_cache import QUERY_CACHE_CHARS, TEXT_CACHE_CHARS, cached_by_size
 
 from .stamps import body_of
 
-__all__ = ["asked_shape", "holds_shape"]
+__all__ = ["EMAIL", "asked_shape", "holds_shape"]
 
-_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
-         r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _ZH_NUM = "[零〇一二两三四五六七八九十]"
+# An e-mail address (also what signals.bridge reads as an id).
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # (what the question asks, what the answer holds)
-_SHAPES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+_SHAPES: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
     "date": (re.compile(r"什么时候|哪天|哪一天|几号|几月|什么日子|日期|\bwhen\b|what (?:date|day)|which (?:date|day)",
                         re.IGNORECASE),
-             re.compile(rf"(?:\d{{1,2}}|{_ZH_NUM}{{1,3}})\s*月\s*(?:\d{{1,2}}|{_ZH_NUM}{{1,3}})\s*[日号]|"
-                        rf"(?<![\d/])\d{{1,2}}/\d{{1,2}}(?![\d/])|\b{_MONTH}\.?\s+\d{{1,2}}\b|"
-                        rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b", re.IGNORECASE)),
+             None),   # a day of the year, in any spelling numbers.date_terms reads
     "phone": (re.compile(r"电话|手机号|号码|联系方式|phone|number to call|call (?:him|her|them)", re.IGNORECASE),
               re.compile(r"(?<!\d)(?:\d[\s.-]?){7,}\d(?!\d)|\(\d{3}\)\s?\d{3}[-.\s]?\d{4}")),
-    "email": (re.compile(r"邮箱|邮件|e-?mail", re.IGNORECASE), re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")),
+    "email": (re.compile(r"邮箱|邮件|e-?mail", re.IGNORECASE), EMAIL),
     "age": (re.compile(r"几岁|多大了|多大年纪|年龄|how old|what age", re.IGNORECASE),
             re.compile(rf"(?:\d{{1,3}}|{_ZH_NUM}{{1,4}})\s*(?:周)?岁|\b\d{{1,3}}\s*(?:years?\s+old|yo)\b|\bturned\s+\d{{1,3}}\b|"
                        r"\baged?\s+\d{1,3}\b", re.IGNORECASE)),
@@ -48,7 +47,9 @@ def asked_shape(text: str) -> str:
 @cached_by_size(TEXT_CACHE_CHARS, 65536)
 def _shapes_held(text: str) -> frozenset[str]:
     body = body_of(text)
-    return frozenset(name for name, (_asks, holds) in _SHAPES.items() if holds.search(body))
+    return frozenset(name for name, (_asks, holds) in _SHAPES.items()
+                     if (holds.search(body) is not None if holds is not None
+                         else any(t.startswith("date") for t in date_terms(body))))
 
 
 def holds_shape(shape: str, texts: Sequence[str], among: Sequence[int]) -> set[int]:
