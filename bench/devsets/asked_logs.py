@@ -39,17 +39,13 @@ from datetime import datetime
 
 from .model import Conversation, DevSet, Question
 from .wordy import said_at_length
-from .writer import LogWriter, day_times, interleave, question, seeded_set
+from .writer import LogWriter, day_times, interleave, options, question, seeded_set
 
 __all__ = ["CATEGORIES", "HISTORIES_PER_SEED", "asked_log_set", "generate_asked_log"]
 
 HISTORIES_PER_SEED = 3
 CATEGORIES = ("simple", "noisy", "compound", "relational", "items", "counting", "computed")
 ATTRS = ("hobby", "job", "birthday", "hometown", "phone", "email")
-
-
-def _s(text: str) -> tuple[str, ...]:
-    return tuple(x for x in text.split("|") if x)
 
 
 # --------------------------------------------------------------------------------------- numbers and dates
@@ -137,271 +133,271 @@ class Lang:
 
 ZH = Lang(
     code="zh",
-    single_relations=_s("姑父|舅舅|表哥|表姐|上司|室友|邻居|嫂子|姨妈|师傅|导师|发小|岳母|堂弟"),
-    several_relations=_s("同事|朋友|同学|客户"),
-    names=_s("王建国|李娜|张伟|刘洋|陈静|杨帆|赵磊|黄丽|周杰|吴敏|徐涛|孙悦|马超|朱琳|胡斌|郭峰|何欢|林晓|高远|罗丹|"
+    single_relations=options("姑父|舅舅|表哥|表姐|上司|室友|邻居|嫂子|姨妈|师傅|导师|发小|岳母|堂弟"),
+    several_relations=options("同事|朋友|同学|客户"),
+    names=options("王建国|李娜|张伟|刘洋|陈静|杨帆|赵磊|黄丽|周杰|吴敏|徐涛|孙悦|马超|朱琳|胡斌|郭峰|何欢|林晓|高远|罗丹|"
              "宋佳|唐亮|韩梅|冯刚|邓雨|欧阳明|司马婷|曹颖|彭飞|曾琪|萧然|田野|董洁|袁野|潘虹|蒋勤|蔡明辉|余晖|杜鹃|"
              "叶青|魏来|沈浩然|吕薇|苏航|卢鹏|丁宁|任静|姚远|钟鸣|谭晶|陆川|范冰冰|方圆|石磊|廖凡|邹静怡|熊伟|金鑫|"
              "白露|秦岚|上官云|诸葛亮平"),
     attrs={
         "hobby": Attr(
-            _s("钓鱼|打羽毛球|下围棋|爬山|摄影|弹吉他|游泳|跑马拉松|画油画|养多肉|打乒乓球|滑雪|做木工|集邮|跳广场舞|"
+            options("钓鱼|打羽毛球|下围棋|爬山|摄影|弹吉他|游泳|跑马拉松|画油画|养多肉|打乒乓球|滑雪|做木工|集邮|跳广场舞|"
                "种花|骑行|练书法|打篮球|拉二胡"),
-            _s("{who}特别喜欢{v}。|{who}平时最大的爱好就是{v}。|{who}一有空就去{v}。|{who}迷上了{v}，周末都泡在上面。|"
+            options("{who}特别喜欢{v}。|{who}平时最大的爱好就是{v}。|{who}一有空就去{v}。|{who}迷上了{v}，周末都泡在上面。|"
                "{who}这几年爱上了{v}。"),
-            _s("{who}的爱好是什么？|{who}平时喜欢干什么？|{who}业余时间爱做什么？|{who}有什么兴趣爱好？"),
-            _s("那个爱好是{v}的人|那个喜欢{v}的人|平时爱{v}的那位|那个特别爱{v}的人"),
-            _s("{who}说他也想找个新爱好。|{who}问我平时周末喜欢干嘛。|{who}说最近没时间玩了。")),
+            options("{who}的爱好是什么？|{who}平时喜欢干什么？|{who}业余时间爱做什么？|{who}有什么兴趣爱好？"),
+            options("那个爱好是{v}的人|那个喜欢{v}的人|平时爱{v}的那位|那个特别爱{v}的人"),
+            options("{who}说他也想找个新爱好。|{who}问我平时周末喜欢干嘛。|{who}说最近没时间玩了。")),
         "job": Attr(
-            _s("律师|牙医|会计|护士|厨师|建筑师|消防员|飞行员|中学老师|记者|兽医|药剂师|程序员|翻译|警察|设计师|"
+            options("律师|牙医|会计|护士|厨师|建筑师|消防员|飞行员|中学老师|记者|兽医|药剂师|程序员|翻译|警察|设计师|"
                "快递员|银行柜员|健身教练|导游"),
-            _s("{who}是一名{v}。|{who}干{v}这行十几年了。|{who}的工作是{v}。|{who}毕业以后一直当{v}。|"
+            options("{who}是一名{v}。|{who}干{v}这行十几年了。|{who}的工作是{v}。|{who}毕业以后一直当{v}。|"
                "听说{who}是{v}，怪不得那么忙。"),
-            _s("{who}是做什么工作的？|{who}的职业是什么？|{who}是干什么的？|{who}从事什么行业？"),
-            _s("那个职业是{v}的人|那个当{v}的人|那个做{v}的人|那位{v}"),
-            _s("{who}说最近工作压力很大。|{who}在考虑要不要换工作。|{who}今天加班到很晚。|{who}抱怨单位食堂不好吃。")),
+            options("{who}是做什么工作的？|{who}的职业是什么？|{who}是干什么的？|{who}从事什么行业？"),
+            options("那个职业是{v}的人|那个当{v}的人|那个做{v}的人|那位{v}"),
+            options("{who}说最近工作压力很大。|{who}在考虑要不要换工作。|{who}今天加班到很晚。|{who}抱怨单位食堂不好吃。")),
         "birthday": Attr(
             (),
-            _s("{who}的生日是{v}。|{who}，其生日是{v}。|{who}是{v}出生的。|{who}过生日是在{v}。|{who}生于{v}。"),
-            _s("{who}的生日是哪天？|{who}什么时候过生日？|{who}是几月几号出生的？|{who}的生日是几号？"),
-            _s("那个{v}过生日的人|那个生日是{v}的人"),
-            _s("{who}问我生日想要什么礼物。|{who}说生日那天不想大办。|给{who}挑生日礼物挑了半天。")),
+            options("{who}的生日是{v}。|{who}，其生日是{v}。|{who}是{v}出生的。|{who}过生日是在{v}。|{who}生于{v}。"),
+            options("{who}的生日是哪天？|{who}什么时候过生日？|{who}是几月几号出生的？|{who}的生日是几号？"),
+            options("那个{v}过生日的人|那个生日是{v}的人"),
+            options("{who}问我生日想要什么礼物。|{who}说生日那天不想大办。|给{who}挑生日礼物挑了半天。")),
         "hometown": Attr(
-            _s("四川成都|湖南长沙|山东青岛|浙江温州|广东汕头|黑龙江哈尔滨|云南大理|江西九江|河南洛阳|福建泉州|"
+            options("四川成都|湖南长沙|山东青岛|浙江温州|广东汕头|黑龙江哈尔滨|云南大理|江西九江|河南洛阳|福建泉州|"
                "湖北宜昌|陕西西安|广西桂林|安徽黄山|四川绵阳|山东烟台|湖南岳阳"),
-            _s("{who}的老家在{v}。|{who}是{v}人。|{who}从小在{v}长大。|{who}老家是{v}的。"),
-            _s("{who}的家乡是哪里？|{who}老家是哪儿的？|{who}是哪里人？|{who}的家乡在什么地方？"),
-            _s("那个老家在{v}的人|那个{v}人|那个家乡是{v}的人"),
-            _s("{who}说想回老家看看。|{who}春节要回老家。|{who}说老家的菜最好吃。")),
+            options("{who}的老家在{v}。|{who}是{v}人。|{who}从小在{v}长大。|{who}老家是{v}的。"),
+            options("{who}的家乡是哪里？|{who}老家是哪儿的？|{who}是哪里人？|{who}的家乡在什么地方？"),
+            options("那个老家在{v}的人|那个{v}人|那个家乡是{v}的人"),
+            options("{who}说想回老家看看。|{who}春节要回老家。|{who}说老家的菜最好吃。")),
         "phone": Attr(
             (),
-            _s("{who}的手机号是{v}。|{who}的电话是{v}。|{who}换了新号码：{v}。|记一下{who}的电话，{v}。"),
-            _s("{who}的电话号码是多少？|{who}的手机号是多少？|怎么给{who}打电话？"),
-            _s("那个手机号是{v}的人|那个电话是{v}的人"),
-            _s("{who}说手机又没电了。|{who}让我有事打电话。|{who}的电话一直占线。")),
+            options("{who}的手机号是{v}。|{who}的电话是{v}。|{who}换了新号码：{v}。|记一下{who}的电话，{v}。"),
+            options("{who}的电话号码是多少？|{who}的手机号是多少？|怎么给{who}打电话？"),
+            options("那个手机号是{v}的人|那个电话是{v}的人"),
+            options("{who}说手机又没电了。|{who}让我有事打电话。|{who}的电话一直占线。")),
         "email": Attr(
             (),
-            _s("{who}的邮箱是{v}。|{who}的电子邮箱：{v}。|{who}让我把材料发到{v}。"),
-            _s("{who}的邮箱是什么？|{who}的电子邮箱地址是多少？|给{who}发邮件发到哪个地址？"),
-            _s("那个邮箱是{v}的人|用{v}这个邮箱的人"),
-            _s("{who}说邮箱满了收不到邮件。|{who}问我有没有收到他的邮件。")),
+            options("{who}的邮箱是{v}。|{who}的电子邮箱：{v}。|{who}让我把材料发到{v}。"),
+            options("{who}的邮箱是什么？|{who}的电子邮箱地址是多少？|给{who}发邮件发到哪个地址？"),
+            options("那个邮箱是{v}的人|用{v}这个邮箱的人"),
+            options("{who}说邮箱满了收不到邮件。|{who}问我有没有收到他的邮件。")),
     },
-    name_state=_s("{who}的名字叫{v}。|{who}叫{v}。|{who}全名是{v}。|{who}大名{v}。"),
-    name_ask=_s("{who}叫什么名字？|{who}的名字是什么？|{who}全名叫什么？"),
+    name_state=options("{who}的名字叫{v}。|{who}叫{v}。|{who}全名是{v}。|{who}大名{v}。"),
+    name_ask=options("{who}叫什么名字？|{who}的名字是什么？|{who}全名叫什么？"),
     ask_after_cond={
-        "hobby": _s("{pro}的爱好是什么？|{pro}平时喜欢干什么？"),
-        "job": _s("{pro}是做什么工作的？|{pro}的职业是什么？"),
-        "birthday": _s("{pro}的生日是哪天？|{pro}什么时候过生日？"),
-        "hometown": _s("{pro}的家乡是哪里？|{pro}老家在哪儿？"),
-        "phone": _s("{pro}的电话是多少？|{pro}的手机号是多少？"),
-        "email": _s("{pro}的邮箱是什么？|{pro}的电子邮箱是多少？"),
-        "name": _s("{pro}叫什么名字？|{pro}的名字是什么？"),
+        "hobby": options("{pro}的爱好是什么？|{pro}平时喜欢干什么？"),
+        "job": options("{pro}是做什么工作的？|{pro}的职业是什么？"),
+        "birthday": options("{pro}的生日是哪天？|{pro}什么时候过生日？"),
+        "hometown": options("{pro}的家乡是哪里？|{pro}老家在哪儿？"),
+        "phone": options("{pro}的电话是多少？|{pro}的手机号是多少？"),
+        "email": options("{pro}的邮箱是什么？|{pro}的电子邮箱是多少？"),
+        "name": options("{pro}叫什么名字？|{pro}的名字是什么？"),
     },
-    name_len_ask=_s("{who}的名字有几个字？|{who}的全名是几个字？"),
-    name_len_after_cond=_s("{pro}的名字有几个字？|{pro}的全名有几个字？"),
-    season_ask=_s("{who}的生日在哪个季节？|{who}是哪个季节出生的？"),
-    season_after_cond=_s("{pro}的生日在哪个季节？|{pro}是什么季节出生的？"),
-    fillers=_s("{who}今天打电话来问我最近怎么样。|{who}说周末要加班。|{who}给我带了些水果。|和{who}一起吃了午饭。|"
+    name_len_ask=options("{who}的名字有几个字？|{who}的全名是几个字？"),
+    name_len_after_cond=options("{pro}的名字有几个字？|{pro}的全名有几个字？"),
+    season_ask=options("{who}的生日在哪个季节？|{who}是哪个季节出生的？"),
+    season_after_cond=options("{pro}的生日在哪个季节？|{pro}是什么季节出生的？"),
+    fillers=options("{who}今天打电话来问我最近怎么样。|{who}说周末要加班。|{who}给我带了些水果。|和{who}一起吃了午饭。|"
                "{who}最近心情不太好。|{who}搬家了，说新房子离地铁近。|{who}又在朋友圈晒娃了。|{who}约我下周去喝茶。|"
                "{who}感冒了，请了两天假。|{who}推荐我看一部电影。"),
     items=(
-        ("耳机", _s("索尼WH-1000XM5|Bose QC45|森海塞尔Momentum4|AirPods Pro"),
-         _s("{m}降噪真不错，就是戴久了有点夹头。|{m}的续航能撑两天。|{m}连手机有时候会断开。|{m}音质比我想的好。"),
-         _s("地铁上好多人戴着耳机。|同事推荐我买个降噪耳机。")),
-        ("手机", _s("华为Mate60|小米14|iPhone15Pro|OPPO Find X7"),
-         _s("{m}拍照效果挺好的。|{m}最近有点发烫。|{m}的电池一天一充就够。|{m}系统更新以后变卡了。"),
-         _s("手机屏幕碎了的人真多。|商场里手机在打折。")),
-        ("笔记本电脑", _s("ThinkPad X1 Carbon|MacBook Air M2|联想小新Pro16|戴尔XPS13"),
-         _s("{m}的键盘手感很舒服。|{m}跑大程序风扇呼呼响。|{m}带出差一点都不重。|{m}屏幕有一个坏点。"),
-         _s("表哥问我笔记本电脑怎么选。|公司要给大家换笔记本电脑。")),
-        ("扫地机器人", _s("石头G20|科沃斯T20|追觅X30"),
-         _s("{m}每天上午自动打扫一遍。|{m}老是卡在沙发底下。|{m}拖地拖得挺干净。|{m}的尘盒要两天倒一次。"),
-         _s("邻居家的扫地机器人把猫吓坏了。|扫地机器人到底值不值得买？")),
-        ("相机", _s("富士X-T5|索尼A7M4|佳能R6"),
-         _s("{m}拍夜景有点噪点。|{m}的复古外观很好看。|{m}电池不太耐用，得多备两块。"),
-         _s("朋友想借相机去旅游。|相机店老板说二手相机也不错。")),
-        ("手表", _s("华为GT4|Apple Watch S9|佳明Forerunner265"),
-         _s("{m}测心率挺准。|{m}一周充一次电。|{m}的表带有点硌手。"),
-         _s("同事戴的手表看起来很贵。|手表店在搞活动。")),
-        ("电动车", _s("雅迪DE3|小牛NQi|九号E100"),
-         _s("{m}充一次电能跑五十公里。|{m}刹车有点软。|{m}停小区楼下被贴了条。"),
-         _s("小区要统一管理电动车充电。|电动车新国标又改了。")),
-        ("空气净化器", _s("小米4Pro|布鲁雅尔7440|飞利浦AC3858"),
-         _s("{m}晚上开睡眠模式很安静。|{m}的滤芯该换了。|{m}开一会儿屋里空气就好多了。"),
-         _s("最近雾霾严重，空气净化器卖断货了。|办公室也买了台空气净化器。")),
+        ("耳机", options("索尼WH-1000XM5|Bose QC45|森海塞尔Momentum4|AirPods Pro"),
+         options("{m}降噪真不错，就是戴久了有点夹头。|{m}的续航能撑两天。|{m}连手机有时候会断开。|{m}音质比我想的好。"),
+         options("地铁上好多人戴着耳机。|同事推荐我买个降噪耳机。")),
+        ("手机", options("华为Mate60|小米14|iPhone15Pro|OPPO Find X7"),
+         options("{m}拍照效果挺好的。|{m}最近有点发烫。|{m}的电池一天一充就够。|{m}系统更新以后变卡了。"),
+         options("手机屏幕碎了的人真多。|商场里手机在打折。")),
+        ("笔记本电脑", options("ThinkPad X1 Carbon|MacBook Air M2|联想小新Pro16|戴尔XPS13"),
+         options("{m}的键盘手感很舒服。|{m}跑大程序风扇呼呼响。|{m}带出差一点都不重。|{m}屏幕有一个坏点。"),
+         options("表哥问我笔记本电脑怎么选。|公司要给大家换笔记本电脑。")),
+        ("扫地机器人", options("石头G20|科沃斯T20|追觅X30"),
+         options("{m}每天上午自动打扫一遍。|{m}老是卡在沙发底下。|{m}拖地拖得挺干净。|{m}的尘盒要两天倒一次。"),
+         options("邻居家的扫地机器人把猫吓坏了。|扫地机器人到底值不值得买？")),
+        ("相机", options("富士X-T5|索尼A7M4|佳能R6"),
+         options("{m}拍夜景有点噪点。|{m}的复古外观很好看。|{m}电池不太耐用，得多备两块。"),
+         options("朋友想借相机去旅游。|相机店老板说二手相机也不错。")),
+        ("手表", options("华为GT4|Apple Watch S9|佳明Forerunner265"),
+         options("{m}测心率挺准。|{m}一周充一次电。|{m}的表带有点硌手。"),
+         options("同事戴的手表看起来很贵。|手表店在搞活动。")),
+        ("电动车", options("雅迪DE3|小牛NQi|九号E100"),
+         options("{m}充一次电能跑五十公里。|{m}刹车有点软。|{m}停小区楼下被贴了条。"),
+         options("小区要统一管理电动车充电。|电动车新国标又改了。")),
+        ("空气净化器", options("小米4Pro|布鲁雅尔7440|飞利浦AC3858"),
+         options("{m}晚上开睡眠模式很安静。|{m}的滤芯该换了。|{m}开一会儿屋里空气就好多了。"),
+         options("最近雾霾严重，空气净化器卖断货了。|办公室也买了台空气净化器。")),
     ),
-    item_state=_s("我用的{c}是{m}。|我新买的{c}是{m}。|我现在的{c}是{m}，上个月入手的。|我的{c}换成了{m}。"),
-    item_ask=_s("我的{c}怎么样？|我用的{c}好用吗？|我那个{c}用着如何？|说说我的{c}吧，用起来怎么样？"),
-    events=_s("同学聚会|公司年会|表姐的婚礼|读书分享会|马拉松比赛|音乐节|行业展会|新品发布会|团建活动|校友会|"
+    item_state=options("我用的{c}是{m}。|我新买的{c}是{m}。|我现在的{c}是{m}，上个月入手的。|我的{c}换成了{m}。"),
+    item_ask=options("我的{c}怎么样？|我用的{c}好用吗？|我那个{c}用着如何？|说说我的{c}吧，用起来怎么样？"),
+    events=options("同学聚会|公司年会|表姐的婚礼|读书分享会|马拉松比赛|音乐节|行业展会|新品发布会|团建活动|校友会|"
               "亲戚的满月酒|摄影展|技术沙龙|家族聚餐"),
-    event_places=_s("浙江杭州|江苏苏州|上海|广东深圳|四川成都|北京|湖北武汉"),
-    event_state=_s("{e}定在{p}举办。|{e}的地点是{p}。|今年的{e}在{p}办。|{e}最后选在了{p}。|{e}要去{p}参加。"),
-    event_date=_s("{e}的时间定在{d}。|{e}是{d}那天。|{e}安排在{d}。"),
-    event_fillers=_s("{e}的流程还没定下来。|{e}要穿正装吗？有点纠结。|{e}的群里消息刷个不停。|为了{e}请了一天假。"),
-    count_events=_s("有几个活动是在{p}举办的？|在{p}办的活动有几个？|一共有多少个活动在{p}举行？|哪些活动是在{p}举办的？"),
-    count_birthdays=_s("有几个人是{m}过生日的？|{m}过生日的有几个人？|哪些人的生日在{m}？|有多少人是{m}出生的？"),
-    which_hometown=_s("哪些人的老家在{p}？|有几个人是{p}人？|老家是{p}的有几个人？"),
-    chitchat=_s("地铁上人好多，挤得不行。|晚上吃了火锅，辣得过瘾。|又下雨了，出门忘带伞。|楼下新开了一家奶茶店，排队的人好多。|"
+    event_places=options("浙江杭州|江苏苏州|上海|广东深圳|四川成都|北京|湖北武汉"),
+    event_state=options("{e}定在{p}举办。|{e}的地点是{p}。|今年的{e}在{p}办。|{e}最后选在了{p}。|{e}要去{p}参加。"),
+    event_date=options("{e}的时间定在{d}。|{e}是{d}那天。|{e}安排在{d}。"),
+    event_fillers=options("{e}的流程还没定下来。|{e}要穿正装吗？有点纠结。|{e}的群里消息刷个不停。|为了{e}请了一天假。"),
+    count_events=options("有几个活动是在{p}举办的？|在{p}办的活动有几个？|一共有多少个活动在{p}举行？|哪些活动是在{p}举办的？"),
+    count_birthdays=options("有几个人是{m}过生日的？|{m}过生日的有几个人？|哪些人的生日在{m}？|有多少人是{m}出生的？"),
+    which_hometown=options("哪些人的老家在{p}？|有几个人是{p}人？|老家是{p}的有几个人？"),
+    chitchat=options("地铁上人好多，挤得不行。|晚上吃了火锅，辣得过瘾。|又下雨了，出门忘带伞。|楼下新开了一家奶茶店，排队的人好多。|"
                 "昨天熬夜追剧了，今天好困。|这两天天气忽冷忽热的。|早上闹钟没响，差点迟到。|周末想去公园走走。|"
                 "今天的外卖送得特别慢。|股票又跌了，心累。|小区停水了一上午。|楼上装修吵了一整天。|中午吃的麻辣烫一般般。|"
                 "今天地铁又晚点了十分钟。|火锅店排了一个小时的队。|周末好像又要下雨。|最近老是失眠。|咖啡喝多了有点心慌。"),
-    small_talk=_s("哎呀，今天地铁挤死了……|晚上想去吃火锅……|周末好像又要下雨……|最近天气忽冷忽热的，烦。|"
+    small_talk=options("哎呀，今天地铁挤死了……|晚上想去吃火锅……|周末好像又要下雨……|最近天气忽冷忽热的，烦。|"
                   "昨天熬夜追剧了，好困啊。|楼下奶茶店又在排队。|今天外卖送得好慢啊。|你说周末会不会下雨呢？|"
                   "股票又跌了，唉。|早上差点迟到，闹钟没响。|上周同事过生日，我们去唱了歌……|最近老家的亲戚总打电话来。|"
                   "新买的充电宝不太好用。|这周工作好多，名字都记不住了。"),
-    announce=_s("对了，我真正想问的是：|说正事，|言归正传，|其实我想问的是，|问你个事儿：|哦对了，|我想知道，|"),
-    joiners=_s("另外，|还有，|顺便问一下，|另外还想问，|还有一个问题，"),
-    cities=_s("广东深圳|北京|上海|浙江杭州|四川成都"),
-    weekdays=_s("周一|周二|周三|周四|周五|周六|周日"),
+    announce=options("对了，我真正想问的是：|说正事，|言归正传，|其实我想问的是，|问你个事儿：|哦对了，|我想知道，|"),
+    joiners=options("另外，|还有，|顺便问一下，|另外还想问，|还有一个问题，"),
+    cities=options("广东深圳|北京|上海|浙江杭州|四川成都"),
+    weekdays=options("周一|周二|周三|周四|周五|周六|周日"),
     stamp="[{year}年{month:02d}月{day:02d}日 {weekday} {hh:02d}:{mm:02d} {city}] ",
-    intro=_s("我{rel}{name}|{rel}{name}"),
+    intro=options("我{rel}{name}|{rel}{name}"),
 )
 
 EN = Lang(
     code="en",
-    single_relations=_s("uncle|aunt|boss|roommate|neighbor|sister-in-law|mentor|landlord|grandpa|stepbrother|"
+    single_relations=options("uncle|aunt|boss|roommate|neighbor|sister-in-law|mentor|landlord|grandpa|stepbrother|"
                         "godmother|cousin|brother-in-law|piano teacher"),
-    several_relations=_s("coworker|friend|classmate|client"),
-    names=_s("Robert Hall|Lina Park|Ben Carter|Marcus Webb|Olivia Stone|Priya Nair|Tom Reyes|Chloe Martin|Noah Fisher|"
+    several_relations=options("coworker|friend|classmate|client"),
+    names=options("Robert Hall|Lina Park|Ben Carter|Marcus Webb|Olivia Stone|Priya Nair|Tom Reyes|Chloe Martin|Noah Fisher|"
              "Ava Brooks|Ethan Cole|Mia Foster|Lucas Grant|Zoe Hayes|Owen Price|Ella Ward|Jack Turner|Grace Kim|"
              "Leo Bennett|Ruby Shaw|Sam Ortiz|Nora Quinn|Felix Moore|Iris Lane|Hugo Bell|Maya Patel|Aiden Ross|"
              "Clara Fox|Diego Santos|Hannah Lee|Ivan Petrov|June Walsh|Kai Tanaka|Laura Diaz|Milo Evans"),
     attrs={
         "hobby": Attr(
-            _s("fishing|badminton|chess|hiking|photography|guitar|swimming|marathon running|oil painting|pottery|"
+            options("fishing|badminton|chess|hiking|photography|guitar|swimming|marathon running|oil painting|pottery|"
                "table tennis|skiing|woodworking|stamp collecting|gardening|cycling|calligraphy|rock climbing|"
                "birdwatching|knitting"),
-            _s("{who} really loves {v}.|{who}'s biggest passion is {v}.|{who} spends every free weekend on {v}.|"
+            options("{who} really loves {v}.|{who}'s biggest passion is {v}.|{who} spends every free weekend on {v}.|"
                "{who} got hooked on {v} a few years ago.|{who} is crazy about {v}."),
-            _s("What is {who}'s hobby?|What does {who} like to do in free time?|What does {who} do for fun?"),
-            _s("The person whose hobby is {v}|The one who loves {v}|The person who is into {v}"),
-            _s("{who} said they want a new hobby.|{who} asked what I do on weekends for fun.|"
+            options("What is {who}'s hobby?|What does {who} like to do in free time?|What does {who} do for fun?"),
+            options("The person whose hobby is {v}|The one who loves {v}|The person who is into {v}"),
+            options("{who} said they want a new hobby.|{who} asked what I do on weekends for fun.|"
                "{who} has had no free time lately.")),
         "job": Attr(
-            _s("lawyer|dentist|accountant|nurse|chef|architect|firefighter|pilot|high school teacher|journalist|vet|"
+            options("lawyer|dentist|accountant|nurse|chef|architect|firefighter|pilot|high school teacher|journalist|vet|"
                "pharmacist|software engineer|translator|police officer|designer|electrician|bank teller|"
                "personal trainer|tour guide"),
-            _s("{who} works as a {v}.|{who} has been a {v} for over ten years.|{who} is a {v}.|"
+            options("{who} works as a {v}.|{who} has been a {v} for over ten years.|{who} is a {v}.|"
                "{who} became a {v} right after college.|Turns out {who} is a {v}, no wonder they're so busy."),
-            _s("What does {who} do for a living?|What is {who}'s job?|What is {who}'s profession?"),
-            _s("The person who works as a {v}|The one who is a {v}|The {v} I know"),
-            _s("{who} says work has been really stressful.|{who} is thinking about changing jobs.|"
+            options("What does {who} do for a living?|What is {who}'s job?|What is {who}'s profession?"),
+            options("The person who works as a {v}|The one who is a {v}|The {v} I know"),
+            options("{who} says work has been really stressful.|{who} is thinking about changing jobs.|"
                "{who} worked late again today.")),
         "birthday": Attr(
             (),
-            _s("{who}'s birthday is {v}.|{who} was born on {v}.|{who} celebrates their birthday on {v}.|"
+            options("{who}'s birthday is {v}.|{who} was born on {v}.|{who} celebrates their birthday on {v}.|"
                "Note: {who}, birthday {v}."),
-            _s("When is {who}'s birthday?|What day was {who} born?|When does {who} celebrate their birthday?"),
-            _s("The person whose birthday is {v}|The one born on {v}"),
-            _s("{who} asked what I want for my birthday.|{who} doesn't want a big birthday party.|"
+            options("When is {who}'s birthday?|What day was {who} born?|When does {who} celebrate their birthday?"),
+            options("The person whose birthday is {v}|The one born on {v}"),
+            options("{who} asked what I want for my birthday.|{who} doesn't want a big birthday party.|"
                "Spent ages picking a birthday present for {who}.")),
         "hometown": Attr(
-            _s("Denver, Colorado|Austin, Texas|Portland, Maine|Savannah, Georgia|Boise, Idaho|Tulsa, Oklahoma|"
+            options("Denver, Colorado|Austin, Texas|Portland, Maine|Savannah, Georgia|Boise, Idaho|Tulsa, Oklahoma|"
                "Omaha, Nebraska|Fresno, California|Duluth, Minnesota|Tacoma, Washington|Dayton, Ohio|Reno, Nevada|"
                "Mobile, Alabama|Eugene, Oregon|Spokane, Washington|Akron, Ohio"),
-            _s("{who} grew up in {v}.|{who} is from {v}.|{who}'s hometown is {v}.|{who} was raised in {v}."),
-            _s("Where is {who} from?|What is {who}'s hometown?|Where did {who} grow up?"),
-            _s("The person from {v}|The one who grew up in {v}"),
-            _s("{who} wants to visit home soon.|{who} is going home for the holidays.|"
+            options("{who} grew up in {v}.|{who} is from {v}.|{who}'s hometown is {v}.|{who} was raised in {v}."),
+            options("Where is {who} from?|What is {who}'s hometown?|Where did {who} grow up?"),
+            options("The person from {v}|The one who grew up in {v}"),
+            options("{who} wants to visit home soon.|{who} is going home for the holidays.|"
                "{who} says the food back home is the best.")),
         "phone": Attr(
             (),
-            _s("{who}'s phone number is {v}.|{who}'s cell is {v}.|{who} got a new number: {v}.|"
+            options("{who}'s phone number is {v}.|{who}'s cell is {v}.|{who} got a new number: {v}.|"
                "Saving {who}'s number: {v}."),
-            _s("What is {who}'s phone number?|How do I call {who}?|What's {who}'s cell number?"),
-            _s("The person whose number is {v}|The one with the number {v}"),
-            _s("{who}'s phone died again.|{who} told me to call if anything comes up.|{who}'s line was busy all day.")),
+            options("What is {who}'s phone number?|How do I call {who}?|What's {who}'s cell number?"),
+            options("The person whose number is {v}|The one with the number {v}"),
+            options("{who}'s phone died again.|{who} told me to call if anything comes up.|{who}'s line was busy all day.")),
         "email": Attr(
             (),
-            _s("{who}'s email is {v}.|{who}'s email address: {v}.|{who} asked me to send the files to {v}."),
-            _s("What is {who}'s email?|What's {who}'s email address?|Where do I email {who}?"),
-            _s("The person whose email is {v}|The one using {v}"),
-            _s("{who} says their inbox is full.|{who} asked if I got their email.")),
+            options("{who}'s email is {v}.|{who}'s email address: {v}.|{who} asked me to send the files to {v}."),
+            options("What is {who}'s email?|What's {who}'s email address?|Where do I email {who}?"),
+            options("The person whose email is {v}|The one using {v}"),
+            options("{who} says their inbox is full.|{who} asked if I got their email.")),
     },
-    name_state=_s("{who}'s name is {v}.|{who} is called {v}.|{who}'s full name is {v}."),
-    name_ask=_s("What is {who}'s name?|What's {who} called?|What is {who}'s full name?"),
+    name_state=options("{who}'s name is {v}.|{who} is called {v}.|{who}'s full name is {v}."),
+    name_ask=options("What is {who}'s name?|What's {who} called?|What is {who}'s full name?"),
     ask_after_cond={
-        "hobby": _s("what is {pro} hobby?|what does {pro2} do for fun?"),
-        "job": _s("what is {pro} job?|what does {pro2} do for a living?"),
-        "birthday": _s("when is {pro} birthday?|when was {pro2} born?"),
-        "hometown": _s("where is {pro2} from?|what is {pro} hometown?"),
-        "phone": _s("what is {pro} phone number?|how do I call {pro3}?"),
-        "email": _s("what is {pro} email?|what is {pro} email address?"),
-        "name": _s("what is {pro} name?|what is {pro} full name?"),
+        "hobby": options("what is {pro} hobby?|what does {pro2} do for fun?"),
+        "job": options("what is {pro} job?|what does {pro2} do for a living?"),
+        "birthday": options("when is {pro} birthday?|when was {pro2} born?"),
+        "hometown": options("where is {pro2} from?|what is {pro} hometown?"),
+        "phone": options("what is {pro} phone number?|how do I call {pro3}?"),
+        "email": options("what is {pro} email?|what is {pro} email address?"),
+        "name": options("what is {pro} name?|what is {pro} full name?"),
     },
-    name_len_ask=_s("How many letters are in {who}'s first name?|How many letters does {who}'s first name have?"),
-    name_len_after_cond=_s("how many letters are in {pro} first name?|how many letters does {pro} first name have?"),
-    season_ask=_s("In which season is {who}'s birthday?|What season was {who} born in?"),
-    season_after_cond=_s("in which season is {pro} birthday?|what season was {pro2} born in?"),
-    fillers=_s("{who} called today to check in on me.|{who} has to work this weekend.|{who} brought me some fruit.|"
+    name_len_ask=options("How many letters are in {who}'s first name?|How many letters does {who}'s first name have?"),
+    name_len_after_cond=options("how many letters are in {pro} first name?|how many letters does {pro} first name have?"),
+    season_ask=options("In which season is {who}'s birthday?|What season was {who} born in?"),
+    season_after_cond=options("in which season is {pro} birthday?|what season was {pro2} born in?"),
+    fillers=options("{who} called today to check in on me.|{who} has to work this weekend.|{who} brought me some fruit.|"
                "Had lunch with {who}.|{who} seems a bit down lately.|{who} moved, says the new place is near the subway.|"
                "{who} posted baby photos again.|{who} invited me for tea next week.|{who} caught a cold and took two days off.|"
                "{who} recommended a movie to me."),
     items=(
-        ("headphones", _s("Sony WH-1000XM5|Bose QC45|Sennheiser Momentum 4|AirPods Pro"),
-         _s("The {m} noise cancelling is great, but they squeeze my head after a while.|The {m} battery lasts two days.|"
+        ("headphones", options("Sony WH-1000XM5|Bose QC45|Sennheiser Momentum 4|AirPods Pro"),
+         options("The {m} noise cancelling is great, but they squeeze my head after a while.|The {m} battery lasts two days.|"
             "The {m} keep dropping the connection to my phone.|The {m} sound better than I expected."),
-         _s("Everyone on the subway wears headphones.|A coworker told me to get noise-cancelling headphones.")),
-        ("phone", _s("Pixel 8|iPhone 15 Pro|Galaxy S24|OnePlus 12"),
-         _s("The {m} takes great photos.|My {m} runs hot lately.|The {m} battery gets me through a day.|"
+         options("Everyone on the subway wears headphones.|A coworker told me to get noise-cancelling headphones.")),
+        ("phone", options("Pixel 8|iPhone 15 Pro|Galaxy S24|OnePlus 12"),
+         options("The {m} takes great photos.|My {m} runs hot lately.|The {m} battery gets me through a day.|"
             "The {m} got sluggish after the update."),
-         _s("So many people have cracked phone screens.|Phones are on sale at the mall.")),
-        ("laptop", _s("ThinkPad X1 Carbon|MacBook Air M2|Dell XPS 13|Framework 13"),
-         _s("The {m} keyboard feels great.|The {m} fan roars on big builds.|The {m} is light enough for trips.|"
+         options("So many people have cracked phone screens.|Phones are on sale at the mall.")),
+        ("laptop", options("ThinkPad X1 Carbon|MacBook Air M2|Dell XPS 13|Framework 13"),
+         options("The {m} keyboard feels great.|The {m} fan roars on big builds.|The {m} is light enough for trips.|"
             "The {m} screen has a dead pixel."),
-         _s("My cousin asked me how to pick a laptop.|Work is replacing everyone's laptop.")),
-        ("robot vacuum", _s("Roborock S8|Roomba j7|Eufy X10"),
-         _s("The {m} cleans every morning on its own.|The {m} keeps getting stuck under the couch.|"
+         options("My cousin asked me how to pick a laptop.|Work is replacing everyone's laptop.")),
+        ("robot vacuum", options("Roborock S8|Roomba j7|Eufy X10"),
+         options("The {m} cleans every morning on its own.|The {m} keeps getting stuck under the couch.|"
             "The {m} mops pretty well.|The {m} bin needs emptying every two days."),
-         _s("The neighbor's robot vacuum scared their cat.|Are robot vacuums even worth it?")),
-        ("camera", _s("Fujifilm X-T5|Sony A7 IV|Canon R6"),
-         _s("The {m} is noisy in night shots.|The {m} retro look is lovely.|The {m} eats batteries, I carry spares."),
-         _s("A friend wants to borrow a camera for a trip.|The camera shop guy says used cameras are fine.")),
-        ("watch", _s("Garmin Forerunner 265|Apple Watch S9|Pixel Watch 2"),
-         _s("The {m} heart rate readings are accurate.|The {m} lasts a week per charge.|The {m} strap pinches a bit."),
-         _s("My coworker's watch looks expensive.|The watch store is having a sale.")),
-        ("e-bike", _s("Rad Power RadCity|VanMoof S5|Aventon Level"),
-         _s("The {m} goes 30 miles on a charge.|The {m} brakes feel soft.|The {m} got a ticket parked downstairs."),
-         _s("The building wants e-bike charging rules.|E-bike laws changed again.")),
-        ("air purifier", _s("Coway Airmega|Blueair 211|Levoit Core 400S"),
-         _s("The {m} is very quiet in sleep mode.|The {m} filter needs replacing.|The {m} clears the room air fast."),
-         _s("Air purifiers sold out during the smoke days.|The office bought an air purifier too.")),
+         options("The neighbor's robot vacuum scared their cat.|Are robot vacuums even worth it?")),
+        ("camera", options("Fujifilm X-T5|Sony A7 IV|Canon R6"),
+         options("The {m} is noisy in night shots.|The {m} retro look is lovely.|The {m} eats batteries, I carry spares."),
+         options("A friend wants to borrow a camera for a trip.|The camera shop guy says used cameras are fine.")),
+        ("watch", options("Garmin Forerunner 265|Apple Watch S9|Pixel Watch 2"),
+         options("The {m} heart rate readings are accurate.|The {m} lasts a week per charge.|The {m} strap pinches a bit."),
+         options("My coworker's watch looks expensive.|The watch store is having a sale.")),
+        ("e-bike", options("Rad Power RadCity|VanMoof S5|Aventon Level"),
+         options("The {m} goes 30 miles on a charge.|The {m} brakes feel soft.|The {m} got a ticket parked downstairs."),
+         options("The building wants e-bike charging rules.|E-bike laws changed again.")),
+        ("air purifier", options("Coway Airmega|Blueair 211|Levoit Core 400S"),
+         options("The {m} is very quiet in sleep mode.|The {m} filter needs replacing.|The {m} clears the room air fast."),
+         options("Air purifiers sold out during the smoke days.|The office bought an air purifier too.")),
     ),
-    item_state=_s("My {c} is the {m}.|I just bought the {m} as my new {c}.|I use the {m} as my {c} now, got it last month.|"
+    item_state=options("My {c} is the {m}.|I just bought the {m} as my new {c}.|I use the {m} as my {c} now, got it last month.|"
                   "I switched my {c} to the {m}."),
-    item_ask=_s("How is my {c}?|Is my {c} any good?|How's my {c} working out?|What do I think of my {c}?"),
-    events=_s("class reunion|company party|cousin's wedding|book club meetup|marathon|music festival|trade show|"
+    item_ask=options("How is my {c}?|Is my {c} any good?|How's my {c} working out?|What do I think of my {c}?"),
+    events=options("class reunion|company party|cousin's wedding|book club meetup|marathon|music festival|trade show|"
               "product launch|team offsite|alumni dinner|baby shower|photo exhibition|tech meetup|family reunion"),
-    event_places=_s("Seattle|Chicago|Boston|San Diego|Nashville|Denver|Atlanta"),
-    event_state=_s("The {e} will be held in {p}.|The {e} is happening in {p}.|This year's {e} is in {p}.|"
+    event_places=options("Seattle|Chicago|Boston|San Diego|Nashville|Denver|Atlanta"),
+    event_state=options("The {e} will be held in {p}.|The {e} is happening in {p}.|This year's {e} is in {p}.|"
                    "They picked {p} for the {e}.|I'm going to {p} for the {e}."),
-    event_date=_s("The {e} is set for {d}.|The {e} falls on {d}.|The {e} is scheduled for {d}."),
-    event_fillers=_s("The {e} schedule still isn't final.|Do I need a suit for the {e}? Torn.|"
+    event_date=options("The {e} is set for {d}.|The {e} falls on {d}.|The {e} is scheduled for {d}."),
+    event_fillers=options("The {e} schedule still isn't final.|Do I need a suit for the {e}? Torn.|"
                      "The {e} group chat won't stop buzzing.|Took a day off for the {e}."),
-    count_events=_s("How many events are held in {p}?|How many of the events take place in {p}?|"
+    count_events=options("How many events are held in {p}?|How many of the events take place in {p}?|"
                     "Which events are happening in {p}?"),
-    count_birthdays=_s("How many people have birthdays in {m}?|Who has a birthday in {m}?|How many people were born in {m}?"),
-    which_hometown=_s("Which people are from {p}?|How many people grew up in {p}?"),
-    chitchat=_s("The subway was packed this morning.|Had hotpot for dinner, so spicy.|Raining again, forgot my umbrella.|"
+    count_birthdays=options("How many people have birthdays in {m}?|Who has a birthday in {m}?|How many people were born in {m}?"),
+    which_hometown=options("Which people are from {p}?|How many people grew up in {p}?"),
+    chitchat=options("The subway was packed this morning.|Had hotpot for dinner, so spicy.|Raining again, forgot my umbrella.|"
                 "A new bubble tea shop opened downstairs, huge line.|Stayed up binge-watching a show, so tired.|"
                 "The weather keeps flipping between hot and cold.|Alarm didn't go off, almost late.|"
                 "Want to walk in the park this weekend.|Delivery was super slow today.|Stocks dropped again, ugh.|"
                 "No water in the building all morning.|Upstairs renovation noise all day.|Lunch was meh.|"
                 "The train was ten minutes late again.|Waited an hour for the hotpot place.|"
                 "Looks like rain again this weekend.|Can't sleep well lately.|Too much coffee, feeling jittery."),
-    small_talk=_s("Ugh, the subway was so packed today...|Thinking of hotpot for dinner...|"
+    small_talk=options("Ugh, the subway was so packed today...|Thinking of hotpot for dinner...|"
                   "Looks like it's going to rain again this weekend...|The weather keeps flipping, annoying.|"
                   "Stayed up too late watching a show, so tired.|The bubble tea line downstairs is crazy again.|"
                   "Do you think it'll rain this weekend?|Stocks dropped again, sigh.|Almost late this morning, alarm failed.|"
                   "A coworker had a birthday last week, we went to karaoke...|My relatives back home keep calling lately.|"
                   "My new power bank is kind of bad.|So much work this week I can't even remember names."),
-    announce=_s("Anyway, what I really want to ask is: |Oh right, |But seriously, |My actual question: |"
+    announce=options("Anyway, what I really want to ask is: |Oh right, |But seriously, |My actual question: |"
                 "Quick question: |So, |"),
-    joiners=_s("Also, |And another thing: |By the way, |Oh, and |One more: "),
-    cities=_s("Austin TX|Seattle|Chicago|Boston|Denver"),
-    weekdays=_s("Mon|Tue|Wed|Thu|Fri|Sat|Sun"),
+    joiners=options("Also, |And another thing: |By the way, |Oh, and |One more: "),
+    cities=options("Austin TX|Seattle|Chicago|Boston|Denver"),
+    weekdays=options("Mon|Tue|Wed|Thu|Fri|Sat|Sun"),
     stamp="[{weekday} {year}-{month:02d}-{day:02d} {hh:02d}:{mm:02d}, {city}] ",
-    intro=_s("my {rel} {name}"),
+    intro=options("my {rel} {name}"),
 )
 
 LANGS = {"zh": ZH, "en": EN}
@@ -438,7 +434,7 @@ def _phone(rng: random.Random, lang: Lang) -> str:
     return rng.choice((f"({a}) {b}-{c:04d}", f"{a}-{b}-{c:04d}", f"{a}.{b}.{c:04d}"))
 
 
-_PINYIN = _s("wang|li|zhang|liu|chen|yang|zhao|huang|zhou|wu|xu|sun|ma|zhu|hu|guo|he|lin|gao|luo")
+_PINYIN = options("wang|li|zhang|liu|chen|yang|zhao|huang|zhou|wu|xu|sun|ma|zhu|hu|guo|he|lin|gao|luo")
 
 
 def _email(rng: random.Random, lang: Lang, p: Person, k: int) -> str:

@@ -12,23 +12,20 @@ import random
 import re
 
 from .model import Conversation
+from .writer import options
 
 __all__ = ["said_at_length"]
 
 
-def _s(text: str) -> tuple[str, ...]:
-    return tuple(x for x in text.split("|") if x)
-
-
 _LEADS = {
-    "zh": _s("今天在地铁上刷手机的时候突然想起来，|刚才下班路上雨下得特别大，在公交站等车的时候想到，|中午在公司楼下吃麻辣烫，顺便记一下，|"
+    "zh": options("今天在地铁上刷手机的时候突然想起来，|刚才下班路上雨下得特别大，在公交站等车的时候想到，|中午在公司楼下吃麻辣烫，顺便记一下，|"
              "晚上吃完火锅回到家，躺在沙发上想起一件事：|早上送完孩子去上学，回来的路上想到，|周末在家大扫除，收拾到一半突然想起来，|"
              "刚开完一个特别长的会，脑子有点乱，先记一下：|今天加班到九点多，外卖都凉了，随手记一笔：|在健身房跑步机上跑了半小时，边跑边想，|"
              "晚上跟家里人视频聊了挺久，聊着聊着说到，|排队买奶茶排了二十分钟，无聊的时候想起，|今天天气终于放晴了，心情不错，顺便说一下，|"
              "刚追完一集剧，困得不行，睡前记一下：|周末去公园散步，看到有人在放风筝，忽然想起，|在超市买菜的时候碰到熟人，聊了几句，说起来，|"
              "今天股票又跌了，心情一般，不过想起来一件事，|昨晚没睡好，今天一直迷迷糊糊的，刚想起来：|打车回家的路上堵了半个小时，无聊中想到，|"
              "午休的时候跟同组的人闲聊，聊到|收拾手机相册的时候翻到以前的照片，想起来|"),
-    "en": _s("Riding the subway home this evening I remembered that |It was pouring when I left work, and waiting for the bus I thought "
+    "en": options("Riding the subway home this evening I remembered that |It was pouring when I left work, and waiting for the bus I thought "
              "about how |Over lunch at the noodle place downstairs it came up that |Back from hotpot, lying on the couch, one more "
              "thing: |On the way back from the school run this morning I was thinking that |Halfway through cleaning the apartment "
              "this weekend it struck me that |After a very long meeting, just writing this down: |Worked late again and the takeout "
@@ -41,10 +38,10 @@ _LEADS = {
              "team over the lunch break, we got onto how |Scrolling through old photos on my phone reminded me that "),
 }
 _TAILS = {
-    "zh": _s("想想还挺有意思的。|先记在这里，免得忘了。|说起来也好久没聊过这些了。|这事儿我之前一直没太在意。|回头有空再细说吧。|"
+    "zh": options("想想还挺有意思的。|先记在这里，免得忘了。|说起来也好久没聊过这些了。|这事儿我之前一直没太在意。|回头有空再细说吧。|"
              "不知道为什么突然就想起来了。|感觉时间过得真快啊。|今天就先这样吧，有点累了。|下次见面的时候可以多聊聊。|"
              "希望下个月能轻松一点。|"),
-    "en": _s(" Funny how these things come back.| Writing it here so I don't forget.| Haven't talked about this in ages.| "
+    "en": options(" Funny how these things come back.| Writing it here so I don't forget.| Haven't talked about this in ages.| "
              "Never really paid attention to it before.| More on that some other time.| No idea why it popped into my head.| "
              "Time really flies.| That's it for today, I'm tired.| Should ask more about it next time we meet.| "
              "Hoping next month is calmer.|"),

@@ -137,6 +137,11 @@ def seeded_set(name: str, split: str, seeds: Sequence[int], per_seed: int, make:
     return DevSet(name, split, [make(seed * 100 + k) for seed in seeds for k in range(per_seed)])
 
 
+def options(text: str) -> tuple[str, ...]:
+    """A word list written on one line: ``"a|b|c"`` -> ``("a", "b", "c")`` (empty items left out)."""
+    return tuple(x for x in text.split("|") if x)
+
+
 def cap(text: str) -> str:
     """``text`` with its first letter upper-cased."""
     return text[:1].upper() + text[1:]
