@@ -702,7 +702,7 @@ def _plans(lang: Lang, people: list[Person], items: list[tuple[str, str]], event
         plans.append(Plan(_fmt(rng.choice(lang.item_ask), c=c), [("i", ii)], _m, "items"))
     # Counting: events by place (every event's place turn), birthdays by month, people by hometown.
     places = [p for _e, p in events]
-    for p in sorted(set(places), key=places.count, reverse=True)[:2]:
+    for p in sorted(dict.fromkeys(places), key=places.count, reverse=True)[:2]:
         tmpl = rng.choice(lang.count_events)
         # "Which events / how many events": every turn stating an event's place is needed to be sure.
         plans.append(Plan(tmpl.format(p=p), [("e", ei, "place") for ei in range(len(events))],
