@@ -33,9 +33,10 @@ def test_relation_word_bridges_to_the_asked_fact() -> None:
     other = texts.index("我表哥的名字叫李强。")
     before = rels[name]
     assert before <= rels[other] + 1e-9   # alone, the question cannot tell the two name turns apart
-    # The condition ("那个爱好是钓鱼的人") picks the anchor: the 姑父 turn about fishing.
-    bridge_hop(clause, rels, texts, len(texts), anchors_by=lexical_relevance(clause.condition, texts))
-    assert rels[name] > before and rels[name] > rels[other]
+    # The condition ("那个爱好是钓鱼的人") picks the anchor: the 姑父 turn about fishing; the bridge lends to 姑父's name.
+    lent = [0.0] * len(texts)
+    bridge_hop(clause, lent, texts, len(texts), anchors_by=lexical_relevance(clause.condition, texts))
+    assert lent[name] > 0.5 and lent[other] == 0
 
 
 def test_an_item_name_bridges_to_its_follow_ups() -> None:
@@ -91,3 +92,31 @@ def test_the_asked_shape_puts_the_dated_turn_before_the_word_alone() -> None:
     bridge_hop(clause, lent, texts, len(texts), anchors_by=anchors)
     dated, worded = texts.index("王建国是3月8号出生的。"), texts.index("王建国说生日那天不想大办。")
     assert lent[dated] > lent[worded] > 0
+
+
+def test_a_model_number_after_its_brand_bridges_to_its_follow_ups() -> None:
+    # "红管405", "Forerunner 265", "小米14 Ultra": the follow-ups name the number or the word after it only.
+    assert bridges("老婆最常用的那支口红是阿玛尼红管405，烂番茄色。", "我老婆那支口红是什么色号？")[1] == ["405"]
+    assert "ultra" in bridges("我现在用的手机是小米14 Ultra，拍照确实顶。", "我的手机用着怎么样？")[1]
+    # An age, a price, a date or a clock names nothing.
+    assert bridges("岳父今年62岁了，花了3000元买了块表，9月12日12:30到。", "我的表怎么样？")[1] == []
+    texts = _log(["老婆最常用的那支口红是阿玛尼红管405。", "405是去年在免税店买的，便宜了不少。", "405那支备用的今天也拆封了。"])
+    for q in ("我老婆那支口红是什么色号？", "家里那支口红好用吗？"):
+        clause = understand(q).clauses[0]
+        rels = lexical_relevance(clause.text, texts)
+        follow = texts.index("405是去年在免税店买的，便宜了不少。")
+        assert rels[follow] == 0
+        bridge_hop(clause, rels, texts, len(texts))
+        assert rels[follow] > 0.5, q
+
+
+def test_a_name_that_opens_its_statements_bridges_before_a_piece_of_a_sentence() -> None:
+    # Both 龚磊 and 每次 are held by the anchor and by a hobby turn; 龚磊 opens the statements that hold it, so his hobby
+    # comes before the hobby of whoever's turn shares 每次 with the anchor.
+    texts = _log(["龚磊现在在宜昌当交警，我每次看到都想起他。", "龚磊这个人平时的爱好是唱K。", "表姐每次放假都去爬山，这是她的爱好。",
+                  "龚磊上周请我吃了顿饭。"])
+    clause = understand("那个在宜昌当交警的同学，平时有什么爱好？").clauses[0]
+    assert clause.condition == "那个在宜昌当交警的同学"
+    lent = [0.0] * len(texts)
+    bridge_hop(clause, lent, texts, len(texts), anchors_by=lexical_relevance(clause.condition, texts))
+    assert lent[texts.index("龚磊这个人平时的爱好是唱K。")] > lent[texts.index("表姐每次放假都去爬山，这是她的爱好。")]

@@ -51,6 +51,32 @@ def test_a_comma_inside_a_question_does_not_cut_it() -> None:
     assert clause.condition == "The one who grew up in Duluth, Minnesota"
 
 
+def test_a_description_without_a_pronoun_is_the_condition() -> None:
+    for q, condition, asked in (("那个在宜昌当交警的同学，平时有什么爱好？", "那个在宜昌当交警的同学", "平时有什么爱好"),
+                                ("手机号是13871246690的那个人，老家是哪里的？", "手机号是13871246690的那个人", "老家是哪里的"),
+                                ("The coworker who lives in Denver, when is the birthday?",
+                                 "The coworker who lives in Denver", "when is the birthday")):
+        clause = understand(q).clauses[0]
+        assert (clause.condition, clause.asked) == (condition, asked), q
+    # Small talk before a question, or a question before a comma, picks no one out.
+    for q in ("今天下大雨，我表哥的生日是哪天？", "表哥住在哪里，生日是哪天？", "早上排队的时候，我表哥养的是什么宠物？"):
+        assert understand(q).clauses[-1].asked == "", q
+
+
+def test_a_follow_up_without_a_subject_asks_of_the_clause_before() -> None:
+    plan = understand("华中零售峰会是在哪里开的？另外，是哪一天？")
+    assert [c.text for c in plan.asking] == ["华中零售峰会是在哪里开的？", "华中零售峰会是哪一天？"]
+    # A pronoun asks of the question before's subject, not of what that question asks.
+    plan = understand("我小姨叫什么名字？另外，她平时喜欢做什么？")
+    assert [c.text for c in plan.asking] == ["我小姨叫什么名字？", "我小姨她平时喜欢做什么？"]
+
+
+def test_a_rhetorical_aside_asks_nothing() -> None:
+    plan = understand("公司发的月饼，五仁的我全送人了，真不知道谁爱吃五仁。话说，邮箱是chgu@whu.edu.cn的那个人，生日是几月几号？")
+    assert [c.text for c in plan.asking] == ["邮箱是chgu@whu.edu.cn的那个人，生日是几月几号？"]
+    assert plan.asking[0].asked == "生日是几月几号"
+
+
 def test_counting_questions() -> None:
     for q in ("有几个活动是在浙江杭州举办的？", "有几个人是六月份过生日的？", "哪些人的老家在四川？", "How many people have birthdays in June?",
               "Which events are happening in Boston?"):

@@ -138,13 +138,27 @@ def _has_word(text: str) -> bool:
 
 
 def _asked_part(text: str) -> str:
-    m = _PRONOUN_ASK.search(text.rstrip("?？。.!！ "))
-    if m is None:
-        return ""
-    part = m.group(1).strip()
-    if part and (not part.isascii() or _PRONOUN_EN.search(part)):
-        return part
+    t = text.rstrip("?？。.!！ ")
+    m = _PRONOUN_ASK.search(t)
+    if m is not None:
+        part = m.group(1).strip()
+        if part and (not part.isascii() or _PRONOUN_EN.search(part)):
+            return part
+    # No pronoun: a description that asks nothing, then the question ("那个在宜昌当交警的同学，平时有什么爱好？",
+    # "邮箱是…的那个人，生日是几月几号？").
+    k = max(t.rfind("，"), t.rfind(","))
+    if k > 0:
+        before, after = t[:k].strip(), t[k + 1:].strip()
+        if after and _QUESTION_WORDS.search(after) and _DESCRIBED.search(before) \
+                and not _QUESTION_WORDS.search(_DESCRIBED.sub(" ", before)):
+            return after
     return ""
+
+
+# Someone or something picked out by a description: "那个…" / "那位…", "…的人" / "…的那个人" / "…的同学", "the one
+# who …" ("…的时候" sets a scene).
+_DESCRIBED = re.compile(r"那(?:个|位|台|部|支|副|辆|款|件|只|场|次|家|条|本|对)|的(?:人|亲戚|朋友|同学|同事|家人|长辈|邻居)$|"
+                        r"^\s*(?:the|that)\s+(?:\w+\s+){0,2}?(?:who|whose|that|with)\b", re.IGNORECASE)
 
 
 @cached_by_size(QUERY_CACHE_CHARS, 1024)
@@ -198,6 +212,9 @@ def understand(query: str) -> QueryPlan:
 
 
 _LEADING_PRONOUN = re.compile(r"^\s*(?:他|她|它|其|(?:and\s+)?(?:he|she|they|his|her|their|him|them)\b)", re.IGNORECASE)
+# A Chinese clause with no subject of its own ("是哪一天？", "在哪儿办的？" after "华中零售峰会是在哪里开的？") asks of the
+# clause before's.
+_SUBJECTLESS = re.compile(r"^\s*(?:是|在|叫|住|有没有|多大|几|哪|什么时候|啥时候|怎么|为什么|又是)")
 
 
 def _follow_ups(clauses: list[Clause]) -> list[Clause]:
@@ -213,10 +230,24 @@ def _follow_ups(clauses: list[Clause]) -> list[Clause]:
             if not any(is_content_term(t) for t in query_terms(c.text)):
                 out[prev] = _clause(f"{head}，{c.text}", 1.0)
                 continue
-            if _LEADING_PRONOUN.match(c.text):
-                c = _clause(f"{head}，{c.text}", 1.0)
+            if _LEADING_PRONOUN.match(c.text) or _SUBJECTLESS.match(c.text):
+                # Of a question before ("岳母有什么爱好？"), its subject only, which names the person (what it asks
+                # is its own); of a description ("那个爱好是钓鱼的人叫什么？"), the description, which picks them out.
+                subject = _subject(head) if not out[prev].asked else ""
+                c = _clause(f"{subject}{c.text}" if subject else f"{head}，{c.text}", 1.0)
         out.append(c)
     return out
+
+
+# What a Chinese question is about: the words before its first verb, question word or "的" ("岳母" of "岳母有什么爱好",
+# "我小姨" of "我小姨叫什么名字", "华中零售峰会" of "华中零售峰会是在哪里开的").
+_SUBJECT = re.compile(r"^([\u4e00-\u9fffA-Za-z0-9]{2,12}?)(?=的|叫|是|有|在|住|喜欢|平时|最近|现在|今年|什么|哪|几|多少|怎么)")
+
+
+def _subject(question: str) -> str:
+    """The subject of a question (see _SUBJECT); "" for a description ("那个爱好是钓鱼的人…": it is its own condition)."""
+    m = _SUBJECT.match(_strip_lead(question))
+    return m.group(1) if m and not m.group(1).startswith("那") else ""
 
 
 def _clause(text: str, weight: float) -> Clause:
@@ -225,7 +256,7 @@ def _clause(text: str, weight: float) -> Clause:
     return Clause(t, weight, asks, bool(_COUNTING.search(t)), _asked_part(t))
 
 
-_META = re.compile(r"记得|想不起|忘了|记不清|回忆|提醒我|^\s*(?:对吧|是吧|没错吧|对不对|是不是)|你知道吗|"
+_META = re.compile(r"记得|想不起|忘了|记不清|回忆|提醒我|真不知道|也不知道|都不知道|天知道|^\s*(?:对吧|是吧|没错吧|对不对|是不是)|你知道吗|"
                    r"\b(?:remember|recall|forgot|forget|remind\s+me)\b|^\s*(?:right|correct|yes)\s*\?",
                    re.IGNORECASE)
 _OPINION = re.compile(r"^\s*(?:你说|你觉得|你猜|\bdo\s+you\s+think\b|\bwhat\s+do\s+you\s+think\b|\bdon't\s+you\s+think\b)",
@@ -233,7 +264,7 @@ _OPINION = re.compile(r"^\s*(?:你说|你觉得|你猜|\bdo\s+you\s+think\b|\bwh
 # The announcing words themselves are not part of what is asked ("我真正想问的是：" adds 问 and 真正).
 _ANNOUNCE_LEAD = re.compile(r"^[^，,:：]{0,12}(?:真正想问的是|想问的是|我想知道|问你个事儿?|说正事|言归正传|"
                             r"my\s+actual\s+question|what\s+i\s+really\s+want\s+to\s+ask\s+is|quick\s+question)[，,:：]?\s*"
-                            r"|^\s*(?:anyway|but\s+seriously|so|oh\s+right|对了|哦对了)[，,:：]?\s*",
+                            r"|^\s*(?:anyway|but\s+seriously|so|oh\s+right|对了|哦对了|话说)[，,:：]?\s*",
                             re.IGNORECASE)
 
 

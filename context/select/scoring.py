@@ -29,7 +29,7 @@ from .signals.entities import lift_entity_facts
 from .signals.owners import owned_turns
 from .signals.coverage import uncovered_turns, COVERAGE_WEIGHT
 from .signals.asides import ASIDE_WEIGHT, aside_terms
-from .signals.when import UNTIMED_WEIGHT, untimed_turns
+from .signals.when import UNTIMED_WEIGHT, asks_when, untimed_turns
 from .signals.spelled import spelled_out
 from .signals.stretches import Statements
 from .proximity import proximity
@@ -135,7 +135,10 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     # guarantee (tests/test_quality_floor).
     _fill_plain(plan.focused if plan is not None else query, lx)
     history = sorted((p for p in candidates if p.source == P.HISTORY), key=lambda p: p.position)
-    _weigh_along_history(query, history, profile, lx.a_log)
+    # A turn that says no time counts less for a question of when; of several questions, only when each asks when
+    # (a turn's relevance may be another question's: "岳母有什么爱好？另外，她的生日是哪天？").
+    untimed = plan is None or not plan.split or all(asks_when(c.text) for c in plan.asking)
+    _weigh_along_history(query, history, profile, lx.a_log, untimed)
     _fill_given(candidates)
     _fill_recency(candidates)
     _fill_scores(candidates, profile, len(history))
@@ -286,17 +289,19 @@ def _fill_plain(query: str, lx: Lexical) -> None:
         p.plain = plain
 
 
-def _weigh_along_history(query: str, history: list[Packet], profile: Profile, a_log: bool) -> None:
+def _weigh_along_history(query: str, history: list[Packet], profile: Profile, a_log: bool,
+                         untimed: bool = True) -> None:
     """The history turns' relevance spread along the links between them, after the turns that give no
-    time for a question of when and before the turns of speakers it does not name and the questions
-    nobody answers count less (in place; ``history`` in order; ``a_log``: it is a log of one voice)."""
+    time for a question of when (``untimed``: only when each of its questions asks when) and before the
+    turns of speakers it does not name and the questions nobody answers count less (in place; ``history``
+    in order; ``a_log``: it is a log of one voice)."""
     links: list[float] | None = None
     weight = profile.neighbour_weight * (LOG_NEIGHBOUR_SHARE if a_log else 1.0)
     if history and weight:
         # Relevance spreads only between turns the history's own text shows to be connected.
         links, prior = link_structure([p.spoken for p in history], [voice(p) for p in history],
                                       [p.group for p in history])
-    if UNTIMED_WEIGHT < 1.0 and history:
+    if UNTIMED_WEIGHT < 1.0 and history and untimed:
         # Before spreading: a "When did you get back?" linked to its "Yesterday morning." still lends it.
         for i in untimed_turns(query, [p.spoken for p in history], [p.relevance for p in history], links):
             history[i].relevance *= UNTIMED_WEIGHT

@@ -31,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from notes_store.analysis.analyzer import index_terms, is_cjk, is_content_term, query_terms, stem_word
 
 from ..query import Clause
-from ..relevance import scorer_for, specificity, terms_of_query
+from ..relevance import LexicalScorer, scorer_for, specificity, terms_of_query
 from .cues import attribute_groups
 from .shapes import EMAIL, asked_shape, holds_shape
 from .stamps import body_of
@@ -47,6 +47,13 @@ LINK_ONLY_WEIGHT = 0.55
 # A holder of the asked part's words that also holds a thing of its shape (signals.shapes) scores this much of
 # the best holder's score more.
 SHAPE_WEIGHT = 1.0
+# A question that picks no one out ("我老婆的生日在哪个季节？") answered by a turn that names the person another way
+# ("沈悦的生日是3.14。"): the turn that says who that is ("我老婆叫沈悦。") is lent this much of the anchor's relevance.
+INTRO_WEIGHT = 0.7
+# A CJK bridge's rarity is scaled by how often it opens a clause of the statements that hold it (within
+# SUBJECT_CHARS characters of the clause's start: "我同事邹静怡…"): from SUBJECT_FLOOR (never) to 1 (always).
+SUBJECT_FLOOR = 0.3
+SUBJECT_CHARS = 5
 # A history shorter than this is read whole by any budget: no hop needed.
 MIN_HISTORY = 20
 
@@ -59,7 +66,10 @@ _AFTER_MY = re.compile(r"\b(?:my|our)\s+([a-z][a-z-]+)", re.IGNORECASE)
 # An item's name: a word with digits ("1000XM5", "S24"), capitals inside ("AirPods"), or a capitalised word before
 # a number ("Pixel 8", "Galaxy S24").
 _ID_LIKE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+-]*[0-9][A-Za-z0-9.+-]*|[A-Za-z]*[A-Z][a-z]*[A-Z][A-Za-z]*|"
-                      r"[A-Z][a-z]+(?=\s?[A-Z]?\d)")
+                      r"[A-Z][a-z]+(?=\s?[A-Z]?\d)|(?<=\d)\s?[A-Z][A-Za-z]+")
+# A model's number said after its brand or line ("红管405", "Forerunner 265"): three digits or more, no unit after it.
+_MODEL_NUMBER = re.compile(r"(?:(?<=[\u4e00-\u9fffA-Za-z])|(?<=[\u4e00-\u9fffA-Za-z] ))\d{3,}"
+                           r"(?![\d.:/年月日号点时分秒岁元块斤度个%％万千百多])")
 
 
 def bridges(anchor: str, clause: str, condition: str = "") -> tuple[list[str], list[str]]:
@@ -79,6 +89,9 @@ def bridges(anchor: str, clause: str, condition: str = "") -> tuple[list[str], l
         # (an age, a price, a clock's minutes) names nothing.
         found = [t for t in index_terms(m.group(0)) if t not in qterms and is_content_term(t) and not t.isdigit()]
         ids += found
+    for m in _MODEL_NUMBER.finditer(body):
+        if m.group(0) not in qterms:
+            ids.append(m.group(0))
     for w in _CAPITALISED.findall(body):
         st = stem_word(w.lower())
         if st not in qterms and is_content_term(st):
@@ -119,7 +132,8 @@ def _unsaid(term: str, body: str, said: list[bool]) -> bool:
     return any(not said[at] and not said[at + 1] for at in _places(term, body))
 
 
-_OWN_ZH = re.compile(r"我(?:的|用的|那个|那台|那部|那副|那辆|这个|这台|新买的|买的|家的)")
+_OWN_ZH = re.compile(r"我(?:的|用的|那个|那台|那部|那副|那辆|这个|这台|新买的|买的|家的)|家里(?:的|那)|我们家|"
+                     r"我[^，,？?。]{0,8}[那这](?:台|部|支|副|辆|款|件|只|块|双|套)")
 _OWN_EN = re.compile(r"\b(?:my|our)\s+(?:new\s+|old\s+)?[a-z][a-z-]*\b(?!['’]s)", re.IGNORECASE)
 _NAMED = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+|(?<![Hh]ow)(?<![Ww]hat)(?<![Ii]t)(?<![Tt]hat)(?<![Ww]ho)(?<![Ww]here)['’]s\b")
 
@@ -175,6 +189,8 @@ def bridge_hop(clause: Clause, rels: list[float], texts: Sequence[str], history:
             # asker's own item's follow-ups, which hold none of its words but the item's name, are reached
             # ("我的耳机怎么样？"); another person's phone model is everyone's who has one (en-daily dev).
             if not own_item:
+                if INTRO_WEIGHT:
+                    _lend_introductions(a, links, wanted, head, texts, history, scorer, most, best_idf, lent)
                 continue
             wanted = {}
         per_term = {t: got for t, w in wanted.items() if (got := scorer.term_scores(t, w))}
@@ -185,6 +201,10 @@ def bridge_hop(clause: Clause, rels: list[float], texts: Sequence[str], history:
                 continue
             rarity = min(1.0, scorer.idf(t) / best_idf * 1.5)
             holders = [d for d, _tf in scorer.postings(t) if d < history and d != a]
+            if SUBJECT_FLOOR < 1.0 and is_cjk(t[0]):
+                # A person or a thing is what statements are about: its name opens them ("龚磊这个人最爱唱K"); a
+                # piece of a sentence ("每次", "他在") stands anywhere.
+                rarity *= SUBJECT_FLOOR + (1.0 - SUBJECT_FLOOR) * _subject_share(t, texts, [a, *holders])
             if per_term:
                 scores = {d: sum(got.get(d, 0.0) for got in per_term.values()) for d in holders}
                 best = max(scores.values(), default=0.0)
@@ -212,3 +232,48 @@ def bridge_hop(clause: Clause, rels: list[float], texts: Sequence[str], history:
         # Either is evidence: what the turn holds of the question, and the bridge to it (a noisy-or, so a
         # turn with both comes before a turn with one).
         rels[d] = 1.0 - (1.0 - min(1.0, rels[d])) * (1.0 - gain)
+
+
+def _subject_share(term: str, texts: Sequence[str], holders: Sequence[int]) -> float:
+    """The share of ``holders`` whose statement names ``term`` within SUBJECT_CHARS characters of a clause's start."""
+    return sum(_opens(term, body_of(texts[d])) for d in holders) / max(1, len(holders))
+
+
+_CLAUSE_START = re.compile(r"^|[，,。：:；;！!？?…]\s*")
+
+
+def _opens(term: str, body: str) -> bool:
+    for at in _places(term, body):
+        start = max((m.end() for m in _CLAUSE_START.finditer(body, 0, at + 1)), default=0)
+        if at - start < SUBJECT_CHARS:
+            return True
+    return False
+
+
+def _introduces(body: str, name: str, word: str) -> bool:
+    """``body`` says that ``name`` is the question's ``word`` ("我老婆叫沈悦", "沈悦是我老婆", "my wife Sarah",
+    "Sarah is my wife")."""
+    n, w = re.escape(name), re.escape(word)
+    if is_cjk(name[0]):
+        return re.search(rf"{w}(?:的名字|的全名)?(?:叫|名叫|是){n}|{n}(?:是|就是)我(?:的)?[^，。,]{{0,4}}{w}", body) is not None
+    return re.search(rf"\b{w}\w*(?:'s\s+name\s+is|\s+is\s+called|,)?\s+{n}|\b{n}\w*,?\s+(?:is\s+)?my\s+{w}", body,
+                     re.IGNORECASE) is not None
+
+
+def _lend_introductions(a: int, links: Sequence[str], wanted: dict[str, float], head: Sequence[float],
+                        texts: Sequence[str], history: int, scorer: LexicalScorer, most: int, best_idf: float,
+                        lent: dict[int, float]) -> None:
+    """Lend INTRO_WEIGHT of anchor ``a``'s relevance to the turns that introduce a name it holds as one of the
+    question's words it lacks (see INTRO_WEIGHT)."""
+    words = [w for w, weight in wanted.items() if weight >= 1.0]
+    if not words:
+        return
+    for t in links:
+        if not 2 <= scorer.df(t) <= most:
+            continue
+        gain = head[a] * INTRO_WEIGHT * min(1.0, scorer.idf(t) / best_idf * 1.5)
+        for d, _tf in scorer.postings(t):
+            if d < history and d != a and gain > lent.get(d, 0.0):
+                body = body_of(texts[d])
+                if any(_introduces(body, t, w) for w in words):
+                    lent[d] = gain
