@@ -20,8 +20,6 @@ from bench.quality import bm25_baseline, recall
 from context import TokenCounter, build_context
 from context.select.relevance import LexicalScorer, terms_of
 
-WRITTEN_ASKED = "zh_asked_1.json"
-
 
 def evaluate(ds: DevSet, budgets: Sequence[int]) -> tuple[dict[str, dict[str, dict[int, list[float]]]], int]:
     """method -> kind -> budget -> recalls ("all" as a kind too); outputs over budget."""
@@ -71,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
             seeds = DEV_SEEDS if split == "dev" else HELD_OUT_SEEDS
             over += report(asked_log_set(lang, seeds, split), args.budgets)
     if args.written:
-        from bench.devsets import WRITTEN
-        path = WRITTEN / WRITTEN_ASKED
+        from bench.devsets import WRITTEN, WRITTEN_ASKED
+        path = WRITTEN / WRITTEN_ASKED["zh-asked-written"]
         for stamped in (False, True):
             ds = DevSet("zh-asked-written" + (" (timestamps)" if stamped else ""), "held-out",
                         [load_written_log(path, stamped)])

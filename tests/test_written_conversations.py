@@ -16,8 +16,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.devsets import (WRITTEN, WRITTEN_ASKED, WRITTEN_ASKED_LONG, WRITTEN_LATE, WRITTEN_LOG_SPLITS, WRITTEN_SPLITS,  # noqa: E402
-                           load_locomo, load_written_log, written_late_set, written_log_set, written_set)
+from bench.devsets import (WRITTEN, WRITTEN_ASKED, WRITTEN_LATE, WRITTEN_LOG_SPLITS, WRITTEN_SPLITS,  # noqa: E402
+                           load_locomo, load_written_log, written_asked_set, written_late_set, written_log_set, written_set)
 
 FILES = sorted([name for names in WRITTEN_SPLITS.values() for name in names] + list(WRITTEN_LATE))
 LOGS = sorted(name for names in WRITTEN_LOG_SPLITS.values() for name, _stamped in names)
@@ -36,6 +36,8 @@ DIGESTS = {
     "zh_log_3.json": "f723cd9ef20f020a",
     "zh_asked_1.json": "74149c5363567650",
     "zh_asked_2.json": "728e5c8319f408c8",
+    "zh_asked_3.json": "f2ceb3b61fb751d7",
+    "zh_asked_4.json": "d96d62228483c5ef",
 }
 
 
@@ -44,7 +46,7 @@ def test_the_splits_share_no_file_and_every_file_is_in_one() -> None:
     assert not set(dev) & set(held) and not set(WRITTEN_LATE) & set(dev + held)
     logs = [name for names in WRITTEN_LOG_SPLITS.values() for name, _stamped in names]
     assert len(set(logs)) == len(logs)
-    assert sorted(p.name for p in WRITTEN.glob("*.json")) == sorted(FILES + LOGS + [WRITTEN_ASKED, WRITTEN_ASKED_LONG])
+    assert sorted(p.name for p in WRITTEN.glob("*.json")) == sorted(FILES + LOGS + list(WRITTEN_ASKED.values()))
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -121,7 +123,26 @@ def test_the_log_set_has_its_split_s_logs(split: str) -> None:
     assert (ds.name, ds.split, len(ds.conversations)) == ("zh-written", split, len(WRITTEN_LOG_SPLITS[split]))
 
 
-@pytest.mark.parametrize("name", FILES + LOGS + [WRITTEN_ASKED, WRITTEN_ASKED_LONG])
+@pytest.mark.parametrize("name", FILES + LOGS + list(WRITTEN_ASKED.values()))
 def test_the_written_files_are_the_ones_measured(name: str) -> None:
     digest = hashlib.sha256((WRITTEN / name).read_bytes()).hexdigest()[:16]
     assert digest == DIGESTS[name], "written conversation changed: update DIGESTS and the figures"
+
+
+_STAMP = re.compile(r"^\[\d{4}年\d{2}月\d{2}日 周. \d{2}:\d{2} [^\]]+\] ")
+
+
+@pytest.mark.parametrize("name", list(WRITTEN_ASKED))
+def test_a_written_asked_log_is_one_voice_stamped_with_its_kinds(name: str) -> None:
+    data = json.loads((WRITTEN / WRITTEN_ASKED[name]).read_text(encoding="utf-8"))
+    turns = data["turns"]
+    assert [t["id"] for t in turns] == [f"T{k}" for k in range(1, len(turns) + 1)]
+    times = [datetime.fromisoformat(t["time"]) for t in turns]
+    assert times == sorted(times) and all(_STAMP.match(t["content"]) for t in turns)
+    kinds = Counter(q["category"] for q in data["questions"])
+    assert set(kinds) <= {"simple", "noisy", "compound", "relational", "items", "counting", "computed"}, kinds
+    ds = written_asked_set(name)
+    assert (ds.name, ds.split) == (name, "held-out")
+    (conv,) = ds.conversations
+    for q in conv.questions:
+        assert q["evidence"] and all(e in conv.by_id for e in q["evidence"]), q

@@ -41,6 +41,8 @@
   ``zh-asked-written`` (``bench/devsets/written/zh_asked_1.json``, CC0): the same kinds written by hand by an
   author who read no selection code, measured only after tuning: held out only; ``zh-asked-written-2``
   (``zh_asked_2.json``) the same, of long and crowded turns (a budget holds a third as many turns);
+  ``zh-asked-written-3`` (``zh_asked_3.json``) short statements, several people of one kind, facts that change;
+  ``zh-asked-written-4`` (``zh_asked_4.json``) turns from short to crowded, items by model or nickname;
 - ``zh-asked-long`` / ``en-asked-long`` (``bench.devsets.wordy``): the asked logs with every turn said at
   length, the slot economy of long logs.
 
@@ -217,7 +219,7 @@ def dialogue_set(seeds: tuple[int, ...], split: str) -> DevSet:
 SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "en-reunion", "en-written", "en-written-2", "zh-log", "en-log", "zh-memlog",
              "en-memlog", "zh-memlog-hard", "en-memlog-hard", "zh-daily", "en-daily", "zh-diary",
              "zh-lifelog", "zh-written", "zh-restamped", "zh-asked", "en-asked", "zh-asked-long", "en-asked-long",
-             "zh-asked-written", "zh-asked-written-2")
+             "zh-asked-written", "zh-asked-written-2", "zh-asked-written-3", "zh-asked-written-4")
 
 
 def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> list[DevSet]:
@@ -253,22 +255,18 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
     for lang in ("zh", "en"):
         add(partial(asked_log_set, lang, at_length=True))
     if held_out:
-        sets.append(written_asked_set())
-        sets.append(written_asked_long_set())
+        sets += [written_asked_set(name) for name in WRITTEN_ASKED]
     return sets
 
 
-# Written from the issue alone by an author who read no selection code (2026-12-06): held out only. The second
-# (long, crowded turns: a budget holds a third as many) was written after the first's figures were read.
-WRITTEN_ASKED = "zh_asked_1.json"
-WRITTEN_ASKED_LONG = "zh_asked_2.json"
+# Written from the issue alone by authors who read no selection code, each a held-out set (2026-12-06): the first
+# and the second (long, crowded turns: a budget holds a third as many) were read for diagnosis after their first
+# measurement; the third (short statements, several people of one kind) and the fourth (turns short to crowded,
+# items by nickname, facts that change), each by another author, were written after that round's tuning.
+WRITTEN_ASKED = {"zh-asked-written": "zh_asked_1.json", "zh-asked-written-2": "zh_asked_2.json",
+                 "zh-asked-written-3": "zh_asked_3.json", "zh-asked-written-4": "zh_asked_4.json"}
 
 
-def written_asked_set() -> DevSet:
-    """``zh-asked-written``: the hand-written log of questions as people ask them, held out, without timestamps."""
-    return DevSet("zh-asked-written", "held-out", [load_written_log(WRITTEN / WRITTEN_ASKED)])
-
-
-def written_asked_long_set() -> DevSet:
-    """``zh-asked-written-2``: the second hand-written log, of long and crowded turns, held out."""
-    return DevSet("zh-asked-written-2", "held-out", [load_written_log(WRITTEN / WRITTEN_ASKED_LONG)])
+def written_asked_set(name: str = "zh-asked-written") -> DevSet:
+    """A hand-written log of questions as people ask them (``WRITTEN_ASKED``), held out, without timestamps."""
+    return DevSet(name, "held-out", [load_written_log(WRITTEN / WRITTEN_ASKED[name])])
