@@ -111,12 +111,36 @@ def test_a_model_number_after_its_brand_bridges_to_its_follow_ups() -> None:
 
 
 def test_a_name_that_opens_its_statements_bridges_before_a_piece_of_a_sentence() -> None:
-    # Both 龚磊 and 每次 are held by the anchor and by a hobby turn; 龚磊 opens the statements that hold it, so his hobby
-    # comes before the hobby of whoever's turn shares 每次 with the anchor.
-    texts = _log(["龚磊现在在宜昌当交警，我每次看到都想起他。", "龚磊这个人平时的爱好是唱K。", "表姐每次放假都去爬山，这是她的爱好。",
+    # Both 龚磊 and 每次 are held by the anchor and by a hobby turn; 龚磊 opens the statements that hold it, 每次 stands
+    # inside a clause, so 龚磊's hobby comes before the hobby of whoever's turn shares 每次 with the anchor.
+    texts = _log(["龚磊现在在宜昌当交警，夏天站岗的时候每次都晒得很黑。", "龚磊最爱唱K。", "表姐说她放假的时候每次都去爬山，平时的爱好就是爬山。",
                   "龚磊上周请我吃了顿饭。"])
     clause = understand("那个在宜昌当交警的同学，平时有什么爱好？").clauses[0]
     assert clause.condition == "那个在宜昌当交警的同学"
     lent = [0.0] * len(texts)
     bridge_hop(clause, lent, texts, len(texts), anchors_by=lexical_relevance(clause.condition, texts))
-    assert lent[texts.index("龚磊这个人平时的爱好是唱K。")] > lent[texts.index("表姐每次放假都去爬山，这是她的爱好。")]
+    assert lent[texts.index("龚磊最爱唱K。")] > lent[texts.index("表姐说她放假的时候每次都去爬山，平时的爱好就是爬山。")]
+
+
+def test_a_second_hop_through_the_turn_that_says_who_the_bridge_is() -> None:
+    # 表哥 is the bridge; "我表哥叫陈志远。" gives his name, and the birthday is said of the name only.
+    texts = _log(["表哥在襄阳当消防员，已经干了八年了。", "我表哥叫陈志远，比我大三岁。", "陈志远的生日是11月3日。",
+                  "李明的生日是5月1日。", "陈志远周末来家里吃饭。"])
+    clause = understand("那个在襄阳当消防员的亲戚，他的生日是哪天？").clauses[0]
+    lent = [0.0] * len(texts)
+    bridge_hop(clause, lent, texts, len(texts), anchors_by=lexical_relevance(clause.condition, texts))
+    birthday, other = texts.index("陈志远的生日是11月3日。"), texts.index("李明的生日是5月1日。")
+    assert lent[birthday] > 0.5 and lent[other] == 0
+    assert lent[texts.index("我表哥叫陈志远，比我大三岁。")] > 0.5
+    assert lent[texts.index("陈志远周末来家里吃饭。")] == 0   # the name without the asked words is not lent
+
+
+def test_the_turn_that_names_the_asked_person_another_way_is_lent() -> None:
+    # "我老婆的生日" is answered by "沈悦的生日…": the turn that says who 沈悦 is comes before the other turns about 老婆.
+    texts = _log(["我老婆最近在学做饭。", "我老婆叫沈悦，是中学老师。", "沈悦的生日是3月14日。", "我老婆喜欢看电影。"])
+    clause = understand("我老婆的生日是几月几号？").clauses[0]
+    rels = lexical_relevance(clause.text, texts)
+    intro, other = texts.index("我老婆叫沈悦，是中学老师。"), texts.index("我老婆喜欢看电影。")
+    assert rels[intro] <= rels[other] + 0.05
+    bridge_hop(clause, rels, texts, len(texts))
+    assert rels[intro] > rels[other] + 0.2

@@ -529,3 +529,24 @@ def test_in_a_dialogue_a_question_about_someone_else_prefers_the_turns_that_name
     without = [p.relevance for p in _scored(query, plain, roles)]
     monkeypatch.setattr("context.select.scoring.DIALOGUE_COVERAGE", True)
     assert [p.relevance for p in _scored(query, plain, roles)] == without
+
+
+def _mother_in_law_log() -> list[dict[str, str]]:
+    """Meetings with times, and a mother-in-law's hobby (no time), birthday and visits (with times)."""
+    turns = [f"今天{h}点和同事开会，讨论了第{k}个方案。" for k, h in zip(range(40), [9, 10, 11, 14, 15] * 8)]
+    facts = ["岳母现在迷上了跳广场舞。", "岳母的生日是11月8日。"] + [f"岳母{d}号下午{h}点来家里坐了坐。"
+                                                        for d, h in ((3, 2), (5, 4), (9, 3), (12, 5))]
+    out: list[str] = []
+    for k, t in enumerate(turns):
+        out.append(t)
+        if k % 6 == 0 and facts:
+            out.append(facts.pop(0))
+    return [{"role": "user", "content": t} for t in out + facts]
+
+
+def test_a_turn_without_a_time_is_not_held_back_for_the_question_that_does_not_ask_when():
+    from context import build_context
+    # Of "岳母有什么爱好？另外，她的生日是哪天？" only the second asks when: the hobby (no time in it) is still the first's.
+    r = build_context("岳母有什么爱好？另外，她的生日是哪天？", history=_mother_in_law_log(), max_tokens=80, reserve_ratio=0,
+                      include_notes=False, include_memory=False)
+    assert "广场舞" in r.context and "11月8日" in r.context

@@ -149,7 +149,8 @@ def _asked_part(text: str) -> str:
     k = max(t.rfind("，"), t.rfind(","))
     if k > 0:
         before, after = t[:k].strip(), t[k + 1:].strip()
-        if after and _QUESTION_WORDS.search(after) and _DESCRIBED.search(before) \
+        asks = _QUESTION_WORDS.search(after) or text.rstrip().endswith(("?", "？"))
+        if after and asks and _DESCRIBED.search(before) \
                 and not _QUESTION_WORDS.search(_DESCRIBED.sub(" ", before)):
             return after
     return ""

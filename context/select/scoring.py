@@ -136,8 +136,10 @@ def score_packets(candidates: list[Packet], query: str, profile: Profile) -> Non
     _fill_plain(plan.focused if plan is not None else query, lx)
     history = sorted((p for p in candidates if p.source == P.HISTORY), key=lambda p: p.position)
     # A turn that says no time counts less for a question of when; of several questions, only when each asks when
-    # (a turn's relevance may be another question's: "岳母有什么爱好？另外，她的生日是哪天？").
-    untimed = plan is None or not plan.split or all(asks_when(c.text) for c in plan.asking)
+    # (a turn's relevance may be another question's: "岳母有什么爱好？另外，她的生日是哪天？"); and not when one picks
+    # someone out by a fact: the turns that say who it is say no time ("我表哥叫陈志远。").
+    untimed = plan is None or (not any(c.condition for c in plan.asking)
+                               and (not plan.split or all(asks_when(c.text) for c in plan.asking)))
     _weigh_along_history(query, history, profile, lx.a_log, untimed)
     _fill_given(candidates)
     _fill_recency(candidates)

@@ -50,6 +50,10 @@ SHAPE_WEIGHT = 1.0
 # A question that picks no one out ("我老婆的生日在哪个季节？") answered by a turn that names the person another way
 # ("沈悦的生日是3.14。"): the turn that says who that is ("我老婆叫沈悦。") is lent this much of the anchor's relevance.
 INTRO_WEIGHT = 0.7
+# A turn across the bridge that says who the bridge is by another name ("我表哥叫陈志远。" for 表哥, "部门经理叫彭伟。"
+# for 彭伟) is lent INTRO_WEIGHT of the anchor's; the turns holding that other name and the asked words (
+# "陈志远的生日是11.3。") this much of it, times their score against the best such turn's.
+SECOND_HOP_WEIGHT = 0.8
 # A CJK bridge's rarity is scaled by how often it opens a clause of the statements that hold it (within
 # SUBJECT_CHARS characters of the clause's start: "我同事邹静怡…"): from SUBJECT_FLOOR (never) to 1 (always).
 SUBJECT_FLOOR = 0.3
@@ -206,14 +210,7 @@ def bridge_hop(clause: Clause, rels: list[float], texts: Sequence[str], history:
                 # piece of a sentence ("每次", "他在") stands anywhere.
                 rarity *= SUBJECT_FLOOR + (1.0 - SUBJECT_FLOOR) * _subject_share(t, texts, [a, *holders])
             if per_term:
-                scores = {d: sum(got.get(d, 0.0) for got in per_term.values()) for d in holders}
-                best = max(scores.values(), default=0.0)
-                if best > 0 and shape:
-                    # A holder with a thing of the asked shape (a date for "什么时候过生日") is the likelier
-                    # answer than one with the asked word alone ("…说生日那天不想大办").
-                    for d in holds_shape(shape, texts, [d for d in holders if scores[d] > 0]):
-                        scores[d] += SHAPE_WEIGHT * best
-                    best = max(scores.values())
+                scores, best = _asked_scores(holders, per_term, shape, texts)
                 spec = specificity(clause.text, texts, [d for d in holders if scores[d] <= 0], growing=history) \
                     if LINK_ONLY_WEIGHT else {}
                 for d, s in scores.items():
@@ -221,6 +218,9 @@ def bridge_hop(clause: Clause, rels: list[float], texts: Sequence[str], history:
                         gain = head[a] * BRIDGE_WEIGHT * rarity * s / best
                     else:
                         gain = head[a] * LINK_ONLY_WEIGHT * rarity * spec.get(d, 0.0)
+                        if SECOND_HOP_WEIGHT and is_cjk(t[0]):
+                            gain = max(gain, _second_hop(t, d, [a, d], head[a] * rarity, per_term, shape, texts,
+                                                         history, scorer, most, lent))
                     if gain > lent.get(d, 0.0):
                         lent[d] = gain
             elif t in id_set:
@@ -277,3 +277,48 @@ def _lend_introductions(a: int, links: Sequence[str], wanted: dict[str, float], 
                 body = body_of(texts[d])
                 if any(_introduces(body, t, w) for w in words):
                     lent[d] = gain
+
+
+def _asked_scores(holders: Sequence[int], per_term: dict[str, dict[int, float]], shape: str,
+                  texts: Sequence[str]) -> tuple[dict[int, float], float]:
+    """Each holder's score by the asked words, a thing of the asked shape (a date for "什么时候过生日") counting one
+    best score more than the asked word alone ("…说生日那天不想大办"); and the best score."""
+    scores = {d: sum(got.get(d, 0.0) for got in per_term.values()) for d in holders}
+    best = max(scores.values(), default=0.0)
+    if best > 0 and shape:
+        for d in holds_shape(shape, texts, [d for d in holders if scores[d] > 0]):
+            scores[d] += SHAPE_WEIGHT * best
+        best = max(scores.values())
+    return scores, best
+
+
+# "我表哥叫陈志远", "部门经理叫彭伟": who someone is (the two characters before 叫) and their name (two or three after).
+_INTRODUCED = re.compile(r"([\u4e00-\u9fff]{2})(?:的名字|的全名)?(?:叫|名叫)([\u4e00-\u9fff]{2,3})")
+
+
+def _other_names(body: str, term: str) -> list[str]:
+    """The other name ``body`` gives whoever ``term`` names: the name of a relation word, the relation word of a name."""
+    out: list[str] = []
+    for m in _INTRODUCED.finditer(body):
+        who, name = m.group(1), m.group(2)
+        if term in who:
+            out += [name[k:k + 2] for k in range(len(name) - 1)]
+        elif term in name:
+            out.append(who)
+    return out
+
+
+def _second_hop(term: str, d: int, seen: list[int], share: float, per_term: dict[str, dict[int, float]], shape: str,
+                texts: Sequence[str], history: int, scorer: LexicalScorer, most: int, lent: dict[int, float]) -> float:
+    """When turn ``d`` gives ``term``'s other name, lend the turns holding it and the asked words (see
+    SECOND_HOP_WEIGHT; ``share``: the anchor's relevance times the bridge's rarity) and return what ``d`` is lent
+    for saying it (0 when it says none)."""
+    names = [n for n in dict.fromkeys(_other_names(body_of(texts[d]), term)) if 2 <= scorer.df(n) <= most]
+    for name in names:
+        holders = [x for x, _tf in scorer.postings(name) if x < history and x not in seen]
+        scores, best = _asked_scores(holders, per_term, shape, texts)
+        for x, s in scores.items():
+            gain = share * SECOND_HOP_WEIGHT * s / best if s > 0 else 0.0
+            if gain > lent.get(x, 0.0):
+                lent[x] = gain
+    return share * INTRO_WEIGHT if names else 0.0
