@@ -38,6 +38,7 @@ DIGESTS = {
     "zh_asked_2.json": "728e5c8319f408c8",
     "zh_asked_3.json": "f2ceb3b61fb751d7",
     "zh_asked_4.json": "d96d62228483c5ef",
+    "zh_asked_5.json": "bfc4a8e38cf43cc4",
 }
 
 
