@@ -58,6 +58,12 @@ def test_a_description_without_a_pronoun_is_the_condition() -> None:
                                  "The coworker who lives in Denver", "when is the birthday")):
         clause = understand(q).clauses[0]
         assert (clause.condition, clause.asked) == (condition, asked), q
+    # With no comma between: the description that opens the question.
+    for q, condition, asked in (("在阿里上班的那个邻居养了什么宠物？", "在阿里上班的那个邻居", "养了什么宠物"),
+                                ("做鸡翅很快的那个炸锅是什么牌子？", "做鸡翅很快的那个炸锅", "是什么牌子"),
+                                ("那个喜欢下象棋的人叫什么名字？", "那个喜欢下象棋的人", "叫什么名字")):
+        clause = understand(q).clauses[0]
+        assert (clause.condition, clause.asked) == (condition, asked), q
     # Small talk before a question, or a question before a comma, picks no one out.
     for q in ("今天下大雨，我表哥的生日是哪天？", "表哥住在哪里，生日是哪天？", "早上排队的时候，我表哥养的是什么宠物？"):
         assert understand(q).clauses[-1].asked == "", q
@@ -69,6 +75,12 @@ def test_a_follow_up_without_a_subject_asks_of_the_clause_before() -> None:
     # A pronoun asks of the question before's subject, not of what that question asks.
     plan = understand("我小姨叫什么名字？另外，她平时喜欢做什么？")
     assert [c.text for c in plan.asking] == ["我小姨叫什么名字？", "我小姨她平时喜欢做什么？"]
+
+
+def test_a_few_days_is_not_a_question() -> None:
+    # 那几天 / 好几个 / 十几 / 几乎 ask nothing: the small talk stays small talk.
+    plan = understand("上海那几天挺累的，好几个人都感冒了，几乎没睡。子豪娶的那个新娘叫什么名字？")
+    assert [c.text for c in plan.asking] == ["子豪娶的那个新娘叫什么名字？"]
 
 
 def test_a_rhetorical_aside_asks_nothing() -> None:

@@ -82,7 +82,7 @@ class QueryPlan:
 
 
 _QUESTION_WORDS = re.compile(
-    r"什么|啥|哪|几|多少|谁|吗|呢|怎么|怎样|如何|是否|有没有|是不是|"
+    r"什么|啥|哪|(?<![那这好没十])几(?!乎)|多少|谁|吗|呢|怎么|怎样|如何|是否|有没有|是不是|"
     r"\b(?:what|which|who|whom|whose|when|where|why|how)\b|^\s*(?:is|are|was|were|do|does|did|can|could|should|"
     r"would|will|has|have|had)\b",
     re.IGNORECASE)
@@ -133,6 +133,12 @@ def _pieces(query: str) -> list[tuple[str, bool]]:
     return [(t.strip(), j) for t, j in cut if t.strip(" ，,、\t\n") and _has_word(t)]
 
 
+# A description that opens a question with no comma after it: "住我家对门的那个邻居" of "…在哪家公司上班？", "做鸡翅很快的
+# 那个炸锅" of "…是什么牌子？", "喜欢下象棋的人" of "…叫什么名字？".
+_DESCRIBED_HEAD = re.compile(r"^[^，,？?]{2,30}?的(?:那(?:个|位|台|部|支|副|辆|款|件|只|场|次|家|条|本)[\u4e00-\u9fff]{0,3}?|人)"
+                             r"(?=在|是|叫|有|养|住|喜欢|爱|多|几|哪|什么|怎么|用|开|姓|平时|现在|今年|最近|的)")
+
+
 def _has_word(text: str) -> bool:
     return any(c.isalnum() for c in text)
 
@@ -145,7 +151,10 @@ def _asked_part(text: str) -> str:
         if part and (not part.isascii() or _PRONOUN_EN.search(part)):
             return part
     # No pronoun: a description that asks nothing, then the question ("那个在宜昌当交警的同学，平时有什么爱好？",
-    # "邮箱是…的那个人，生日是几月几号？").
+    # "邮箱是…的那个人，生日是几月几号？"), with no comma between too ("在阿里上班的那个邻居养了什么宠物？").
+    m = _DESCRIBED_HEAD.match(t)
+    if m and _QUESTION_WORDS.search(t[m.end():]) and not _QUESTION_WORDS.search(m.group(0)):
+        return t[m.end():].strip()
     k = max(t.rfind("，"), t.rfind(","))
     if k > 0:
         before, after = t[:k].strip(), t[k + 1:].strip()
