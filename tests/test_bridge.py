@@ -98,6 +98,8 @@ def test_a_model_number_after_its_brand_bridges_to_its_follow_ups() -> None:
     # "红管405", "Forerunner 265", "小米14 Ultra": the follow-ups name the number or the word after it only.
     assert bridges("老婆最常用的那支口红是阿玛尼红管405，烂番茄色。", "我老婆那支口红是什么色号？")[1] == ["405"]
     assert "ultra" in bridges("我现在用的手机是小米14 Ultra，拍照确实顶。", "我的手机用着怎么样？")[1]
+    # A nickname in quotes: the follow-ups say "大肚子" alone.
+    assert {"大肚", "肚子"} <= set(bridges("工作室那台电窑用了五年，阿杰给它起了个外号叫“大肚子”。", "工作室的电窑出过什么故障？")[1])
     # An age, a price, a date or a clock names nothing.
     assert bridges("岳父今年62岁了，花了3000元买了块表，9月12日12:30到。", "我的表怎么样？")[1] == []
     texts = _log(["老婆最常用的那支口红是阿玛尼红管405。", "405是去年在免税店买的，便宜了不少。", "405那支备用的今天也拆封了。"])

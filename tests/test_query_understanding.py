@@ -75,6 +75,13 @@ def test_a_follow_up_without_a_subject_asks_of_the_clause_before() -> None:
     # A pronoun asks of the question before's subject, not of what that question asks.
     plan = understand("我小姨叫什么名字？另外，她平时喜欢做什么？")
     assert [c.text for c in plan.asking] == ["我小姨叫什么名字？", "我小姨她平时喜欢做什么？"]
+    # Down a chain of pronouns the subject stays the first question's; an item's owner stays with the item.
+    plan = understand("林晓老家是哪里？她家的猫叫什么？还有她生日是哪天？")
+    assert [c.text for c in plan.asking] == ["林晓老家是哪里？", "林晓她家的猫叫什么？", "林晓她生日是哪天？"]
+    plan = understand("家里新换的电饭煲是什么牌子？后来出了什么毛病？")
+    assert plan.asking[1].text == "家里新换的电饭煲后来出了什么毛病？"
+    # A follow-up with no word of its own is part of the question before.
+    assert [c.text for c in understand("楼上的邻居有宠物吗？是什么？").asking] == ["楼上的邻居有宠物吗，是什么？"]
 
 
 def test_a_few_days_is_not_a_question() -> None:

@@ -224,7 +224,7 @@ def understand(query: str) -> QueryPlan:
 _LEADING_PRONOUN = re.compile(r"^\s*(?:他|她|它|其|(?:and\s+)?(?:he|she|they|his|her|their|him|them)\b)", re.IGNORECASE)
 # A Chinese clause with no subject of its own ("是哪一天？", "在哪儿办的？" after "华中零售峰会是在哪里开的？") asks of the
 # clause before's.
-_SUBJECTLESS = re.compile(r"^\s*(?:是|在|叫|住|有没有|多大|几|哪|什么时候|啥时候|怎么|为什么|又是)")
+_SUBJECTLESS = re.compile(r"^\s*(?:是|在|叫|住|有没有|多大|几|哪|什么|啥|怎么|为什么|又是|多少|谁|后来|最后|当时|一共|总共)")
 
 
 def _follow_ups(clauses: list[Clause]) -> list[Clause]:
@@ -237,21 +237,29 @@ def _follow_ups(clauses: list[Clause]) -> list[Clause]:
         prev = next((k for k in range(len(out) - 1, -1, -1) if out[k].weight >= 1.0), None)
         if c.weight >= 1.0 and prev is not None:
             head = out[prev].text.rstrip(" ?？。.!！")
-            if not any(is_content_term(t) for t in query_terms(c.text)):
+            # Of a question before ("岳母有什么爱好？"), its subject only, which names the person (what it asks is its
+            # own); of a description ("那个爱好是钓鱼的人叫什么？"), the description, which picks them out.
+            subject = _subject(head) if not out[prev].asked else ""
+            pronoun, subjectless = _LEADING_PRONOUN.match(c.text), _SUBJECTLESS.match(c.text)
+            if pronoun and subject:
+                c = _clause(f"{subject}{c.text}", 1.0)
+            elif not any(is_content_term(t) for t in query_terms(c.text)):
+                # No word of its own ("是什么？" after "…有宠物吗？"): part of the question before.
                 out[prev] = _clause(f"{head}，{c.text}", 1.0)
                 continue
-            if _LEADING_PRONOUN.match(c.text) or _SUBJECTLESS.match(c.text):
-                # Of a question before ("岳母有什么爱好？"), its subject only, which names the person (what it asks
-                # is its own); of a description ("那个爱好是钓鱼的人叫什么？"), the description, which picks them out.
-                subject = _subject(head) if not out[prev].asked else ""
-                c = _clause(f"{subject}{c.text}" if subject else f"{head}，{c.text}", 1.0)
+            elif subjectless and subject:
+                c = _clause(f"{subject}{c.text}", 1.0)
+            elif pronoun or subjectless:
+                c = _clause(f"{head}，{c.text}", 1.0)
         out.append(c)
     return out
 
 
-# What a Chinese question is about: the words before its first verb, question word or "的" ("岳母" of "岳母有什么爱好",
-# "我小姨" of "我小姨叫什么名字", "华中零售峰会" of "华中零售峰会是在哪里开的").
-_SUBJECT = re.compile(r"^([\u4e00-\u9fffA-Za-z0-9]{2,12}?)(?=的|叫|是|有|在|住|喜欢|平时|最近|现在|今年|什么|哪|几|多少|怎么)")
+# What a Chinese question is about: the words before its first verb, question word, pronoun or attribute ("岳母" of
+# "岳母有什么爱好", "我小姨" of "我小姨叫什么名字", "林晓" of "林晓老家是哪里" and of "林晓她家的猫叫什么", "我表哥" of "我表哥的
+# 生日是哪天", "家里新换的电饭煲" of "家里新换的电饭煲是什么牌子").
+_SUBJECT = re.compile(r"^([\u4e00-\u9fffA-Za-z0-9]{2,12}?)的?(?=叫|是|有|在|住|喜欢|平时|最近|现在|今年|什么|哪|几|多少|怎么|"
+                      r"他|她|它|老家|家乡|生日|名字|工作|爱好|年龄|电话|手机号|邮箱|老婆|老公|孩子|宠物)")
 
 
 def _subject(question: str) -> str:

@@ -71,6 +71,8 @@ _AFTER_MY = re.compile(r"\b(?:my|our)\s+([a-z][a-z-]+)", re.IGNORECASE)
 # a number ("Pixel 8", "Galaxy S24").
 _ID_LIKE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+-]*[0-9][A-Za-z0-9.+-]*|[A-Za-z]*[A-Z][a-z]*[A-Z][A-Za-z]*|"
                       r"[A-Z][a-z]+(?=\s?[A-Z]?\d)|(?<=\d)\s?[A-Z][A-Za-z]+")
+# A name in quotes: a nickname ("大肚子"), a pet's or a thing's name.
+_QUOTED = re.compile(r"[“「『\"]([^”」』\"，。,]{2,8})[”」』\"]")
 # A model's number said after its brand or line ("红管405", "Forerunner 265"): three digits or more, no unit after it.
 _MODEL_NUMBER = re.compile(r"(?:(?<=[\u4e00-\u9fffA-Za-z])|(?<=[\u4e00-\u9fffA-Za-z] ))\d{3,}"
                            r"(?![\d.:/年月日号点时分秒岁元块斤度个%％万千百多])")
@@ -93,6 +95,10 @@ def bridges(anchor: str, clause: str, condition: str = "") -> tuple[list[str], l
         # (an age, a price, a clock's minutes) names nothing.
         found = [t for t in index_terms(m.group(0)) if t not in qterms and is_content_term(t) and not t.isdigit()]
         ids += found
+    for m in _QUOTED.finditer(body):
+        # A nickname in quotes ("起了个外号叫“大肚子”"): the follow-ups name the thing by it alone.
+        name = m.group(1)
+        ids += [t for t in index_terms(name) if t not in qterms and is_content_term(t) and (len(t) == 2 or not is_cjk(t))]
     for m in _MODEL_NUMBER.finditer(body):
         if m.group(0) not in qterms:
             ids.append(m.group(0))
@@ -137,7 +143,7 @@ def _unsaid(term: str, body: str, said: list[bool]) -> bool:
 
 
 _OWN_ZH = re.compile(r"我(?:的|用的|那个|那台|那部|那副|那辆|这个|这台|新买的|买的|家的)|家里(?:的|那)|我们家|"
-                     r"我[^，,？?。]{0,8}[那这](?:台|部|支|副|辆|款|件|只|块|双|套)")
+                     r"我[^，,？?。]{0,8}[那这](?:台|部|支|副|辆|款|件|只|块|双|套|对)")
 _OWN_EN = re.compile(r"\b(?:my|our)\s+(?:new\s+|old\s+)?[a-z][a-z-]*\b(?!['’]s)", re.IGNORECASE)
 _NAMED = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+|(?<![Hh]ow)(?<![Ww]hat)(?<![Ii]t)(?<![Tt]hat)(?<![Ww]ho)(?<![Ww]here)['’]s\b")
 
