@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 
 from notes_store.analysis.analyzer import index_terms, is_cjk, is_content_term, query_terms, stem_word
 
@@ -259,11 +260,18 @@ def _opens(term: str, body: str) -> bool:
 def _introduces(body: str, name: str, word: str) -> bool:
     """``body`` says that ``name`` is the question's ``word`` ("我老婆叫沈悦", "沈悦是我老婆", "my wife Sarah",
     "Sarah is my wife")."""
+    if word not in (body if is_cjk(word[0]) else body.lower()):
+        return False
+    return _introduction(name, word).search(body) is not None
+
+
+@lru_cache(maxsize=4096)
+def _introduction(name: str, word: str) -> re.Pattern[str]:
     n, w = re.escape(name), re.escape(word)
     if is_cjk(name[0]):
-        return re.search(rf"{w}(?:的名字|的全名)?(?:叫|名叫|是){n}|{n}(?:是|就是)我(?:的)?[^，。,]{{0,4}}{w}", body) is not None
-    return re.search(rf"\b{w}\w*(?:'s\s+name\s+is|\s+is\s+called|,)?\s+{n}|\b{n}\w*,?\s+(?:is\s+)?my\s+{w}", body,
-                     re.IGNORECASE) is not None
+        return re.compile(rf"{w}(?:的名字|的全名)?(?:叫|名叫|是){n}|{n}(?:是|就是)我(?:的)?[^，。,]{{0,4}}{w}")
+    return re.compile(rf"\b{w}\w*(?:'s\s+name\s+is|\s+is\s+called|,)?\s+{n}|\b{n}\w*,?\s+(?:is\s+)?my\s+{w}",
+                      re.IGNORECASE)
 
 
 def _lend_introductions(a: int, links: Sequence[str], wanted: dict[str, float], head: Sequence[float],
