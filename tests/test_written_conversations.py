@@ -40,6 +40,7 @@ DIGESTS = {
     "zh_asked_4.json": "d96d62228483c5ef",
     "zh_asked_5.json": "bfc4a8e38cf43cc4",
     "zh_asked_6.json": "82a23c2f895b936d",
+    "zh_asked_7.json": "aa455eacbc9ef661",
 }
 
 
