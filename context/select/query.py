@@ -241,14 +241,13 @@ def _follow_ups(clauses: list[Clause]) -> list[Clause]:
             # own); of a description ("那个爱好是钓鱼的人叫什么？"), the description, which picks them out.
             subject = _subject(head) if not out[prev].asked else ""
             pronoun, subjectless = _LEADING_PRONOUN.match(c.text), _SUBJECTLESS.match(c.text)
-            if pronoun and subject:
+            own_words = any(is_content_term(t) for t in query_terms(c.text))
+            if subject and (pronoun or (subjectless and own_words)):
                 c = _clause(f"{subject}{c.text}", 1.0)
-            elif not any(is_content_term(t) for t in query_terms(c.text)):
+            elif not own_words:
                 # No word of its own ("是什么？" after "…有宠物吗？"): part of the question before.
                 out[prev] = _clause(f"{head}，{c.text}", 1.0)
                 continue
-            elif subjectless and subject:
-                c = _clause(f"{subject}{c.text}", 1.0)
             elif pronoun or subjectless:
                 c = _clause(f"{head}，{c.text}", 1.0)
         out.append(c)

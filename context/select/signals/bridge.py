@@ -207,10 +207,9 @@ def bridge_hop(clause: Clause, rels: list[float], texts: Sequence[str], history:
         per_term = {t: got for t, w in wanted.items() if (got := scorer.term_scores(t, w))}
         id_set = set(ids)
         for t in links:
-            df = scorer.df(t)
-            if not 2 <= df <= most:
+            if not _linkable(scorer, t, most) or not (per_term or t in id_set):
                 continue
-            rarity = min(1.0, scorer.idf(t) / best_idf * 1.5)
+            rarity = _rarity(scorer, t, best_idf)
             holders = [d for d, _tf in scorer.postings(t) if d < history and d != a]
             if SUBJECT_FLOOR < 1.0 and is_cjk(t[0]):
                 # A person or a thing is what statements are about: its name opens them ("龚磊这个人最爱唱K"); a
@@ -239,6 +238,16 @@ def bridge_hop(clause: Clause, rels: list[float], texts: Sequence[str], history:
         # Either is evidence: what the turn holds of the question, and the bridge to it (a noisy-or, so a
         # turn with both comes before a turn with one).
         rels[d] = 1.0 - (1.0 - min(1.0, rels[d])) * (1.0 - gain)
+
+
+def _linkable(scorer: LexicalScorer, term: str, most: int) -> bool:
+    """A bridge is held by at least 2 turns and at most ``most`` (LINK_SHARE of them)."""
+    return 2 <= scorer.df(term) <= most
+
+
+def _rarity(scorer: LexicalScorer, term: str, best_idf: float) -> float:
+    """0..1: a bridge's IDF against a term held once, saturating at two thirds of it."""
+    return min(1.0, scorer.idf(term) / best_idf * 1.5)
 
 
 def _subject_share(term: str, texts: Sequence[str], holders: Sequence[int]) -> float:
@@ -283,9 +292,9 @@ def _lend_introductions(a: int, links: Sequence[str], wanted: dict[str, float], 
     if not words:
         return
     for t in links:
-        if not 2 <= scorer.df(t) <= most:
+        if not _linkable(scorer, t, most):
             continue
-        gain = head[a] * INTRO_WEIGHT * min(1.0, scorer.idf(t) / best_idf * 1.5)
+        gain = head[a] * INTRO_WEIGHT * _rarity(scorer, t, best_idf)
         for d, _tf in scorer.postings(t):
             if d < history and d != a and gain > lent.get(d, 0.0):
                 body = body_of(texts[d])
@@ -327,7 +336,7 @@ def _second_hop(term: str, d: int, seen: list[int], share: float, per_term: dict
     """When turn ``d`` gives ``term``'s other name, lend the turns holding it and the asked words (see
     SECOND_HOP_WEIGHT; ``share``: the anchor's relevance times the bridge's rarity) and return what ``d`` is lent
     for saying it (0 when it says none)."""
-    names = [n for n in dict.fromkeys(_other_names(body_of(texts[d]), term)) if 2 <= scorer.df(n) <= most]
+    names = [n for n in dict.fromkeys(_other_names(body_of(texts[d]), term)) if _linkable(scorer, n, most)]
     for name in names:
         holders = [x for x, _tf in scorer.postings(name) if x < history and x not in seen]
         scores, best = _asked_scores(holders, per_term, shape, texts)
