@@ -15,6 +15,7 @@ from context.select.signals.shapes import asked_shape, holds_shape
     ("我表哥今年几岁了？", "age"), ("How old is my uncle?", "age"),
     ("他的名字有几个字？", ""), ("What does she do for a living?", ""),
     ("他的电话和邮箱是什么？", ""),  # two shapes: neither is the answer's
+    ("那位全科医生，老家是哪里的？", "origin"), ("我同事是哪里人？", "origin"), ("Where is she from?", ""),
 ])
 def test_the_asked_shape(question: str, shape: str) -> None:
     assert asked_shape(question) == shape
@@ -32,3 +33,10 @@ def test_a_statement_holds_a_shape_its_stamp_does_not_count() -> None:
     assert holds_shape("age", texts, range(len(texts))) == {8, 9}
     assert holds_shape("", texts, range(len(texts))) == set()
 
+
+
+def test_where_someone_is_from() -> None:
+    # A province, a place named with its level, or "是…人"; never a person described as "是个好人", and never the stamp.
+    texts = ["方医生是河南信阳人，说话还带着一点豫南口音。", "她老家在景德镇市。", "小吴是湖南常德人。", "王师傅是个热心人。",
+             "[2024年09月19日 周四 10:00 湖北武汉] 今天去菜场买了点排骨。", "老周说他是好人。"]
+    assert holds_shape("origin", texts, range(len(texts))) == {0, 1, 2}

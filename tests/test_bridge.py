@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from context.select.query import understand
 from context.select.relevance import lexical_relevance
-from context.select.signals.bridge import bridge_hop, bridges
+from context.select.signals.bridge import bridge_hop, bridges, own_thing
 
 
 def _log(facts: list[str]) -> list[str]:
@@ -146,3 +146,29 @@ def test_the_turn_that_names_the_asked_person_another_way_is_lent() -> None:
     assert rels[intro] <= rels[other] + 0.05
     bridge_hop(clause, rels, texts, len(texts))
     assert rels[intro] > rels[other] + 0.2
+
+
+def test_a_name_straddling_the_condition_word_is_a_bridge() -> None:
+    # "方医生" shares 医生 with the condition's 全科医生: "方医" still names him (one of its characters is the condition's).
+    links, _ids = bridges("方医生叫方建华，是社区卫生服务中心的全科医生。", "社区卫生服务中心那位全科医生，老家是哪里的？",
+                          "社区卫生服务中心那位全科医生")
+    assert "方医" in links and "医生" not in links
+
+
+def test_a_holder_of_the_asked_shape_is_lent_as_a_fact() -> None:
+    # "老家是哪里" is answered by "方医生是河南信阳人": none of the asked words, but where someone is from.
+    texts = _log(["方医生叫方建华，是社区卫生服务中心的全科医生。", "方医生说我血压偏高了。", "方医生是河南信阳人，说话带点口音。",
+                  "老周的老家在宜昌。"])
+    clause = understand("社区卫生服务中心那位全科医生，老家是哪里的？").clauses[0]
+    lent = [0.0] * len(texts)
+    bridge_hop(clause, lent, texts, len(texts), anchors_by=lexical_relevance(clause.condition, texts))
+    origin = texts.index("方医生是河南信阳人，说话带点口音。")
+    assert lent[origin] > 0.5
+    assert lent[origin] > lent[texts.index("方医生说我血压偏高了。")]
+
+
+def test_the_askers_own_thing() -> None:
+    assert own_thing("我的车开起来怎么样？") == "我的车"
+    assert own_thing("我那台Kindle好用吗？") == "我那台Kindle"
+    assert own_thing("How are my headphones holding up?") == "my headphones"
+    assert own_thing("我同事李娜的手机是什么牌子？") == "" and own_thing("What phone does Omar use?") == ""

@@ -123,6 +123,12 @@ def test_a_question_about_an_attribute_knows_the_other_ways_to_say_it():
     assert "colleg" in attribute_terms("What did Caroline's school friend Anna study?")   # "study" still asks
     assert "colleg" in attribute_terms("Where did my sister go to college?")              # no name: asked
     assert "travel" in attribute_terms("What did Priya do during her trip to India?")     # not a description
+    # A pet is said by its kind or breed; who someone is, by their name or relation; where an event is, by 举办 / 定在.
+    assert {"柯基", "犬", "猫"} <= set(attribute_terms("跑马拉松的那个同事，她家的狗叫什么？"))
+    assert {"宠物", "鹦鹉"} <= set(attribute_terms("我身边有几个人养了宠物？"))
+    assert {"叫", "是我"} <= set(attribute_terms("手机号是13807152468的那个人是谁？"))
+    assert {"举办", "定在"} <= set(attribute_terms("公司年会是在哪里办的？"))
+    assert not {"犬", "举办"} & set(attribute_terms("我叔叔去哪儿了？"))
 
 
 def test_an_attribute_counts_once_per_turn_however_many_of_its_words_it_holds(monkeypatch):

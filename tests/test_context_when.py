@@ -27,14 +27,14 @@ def test_a_question_asks_when_only_where_a_clause_opens_with_it() -> None:
 def test_a_turn_says_when_by_its_own_words_not_by_its_log_stamp() -> None:
     for t in ("Melanie: Last Fri I finally took my kids to a pottery workshop.", "Seven years now, and counting.",
               "We got back on Saturday.", "in May I went to Lisbon", "2024年6月12日 周三 12:29，朋友家：我叔叔上周换了工作。",
-              "建国的生日是10月13日。", "三天前去了趟医院。"):
+              "建国的生日是10月13日。", "三天前去了趟医院。", "小姨8.15过五十岁生日。"):
         assert says_when(t), t
     for t in ("5/12 works for me.", "We met at 10:30.", "Around noon, I think.", "前两天去了。", "半年前搬的。", "in March 2023",
               "since 2016", "back in 2019"):
         assert says_when(t), t
     for t in ("Since Tom likes dogs, we went.", "Add a second layer.", "I march on.", "I paid 2000 dollars.",
               "Room 2019 is free.", "The kittens are a few years old.", "住在3号楼。", "买了2号电池。", "穿38号鞋。", "5日元一个。",
-              "读3年级。"):
+              "读3年级。", "早上血糖6.8。"):
         assert not says_when(t), t
     for t in ("I sat down in the sun.", "You may be right.", "Melanie: The pots came out great!",
               "2024年6月12日 周三 12:29，朋友家：我叔叔是厨师长。", "[6月10日 周六 12:29｜朋友家] 小姨养了一只英短猫。"):

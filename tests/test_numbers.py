@@ -19,7 +19,8 @@ def test_cn_number_refuses_other_text() -> None:
 
 
 @pytest.mark.parametrize("text", ["其生日是06月21日", "生日是6月21号", "六月二十一日出生", "６月２１日", "June 21", "Jun. 21st",
-                                  "21 June", "the 21st of June", "6/21", "06/21", "born on 6/21/1990"])
+                                  "21 June", "the 21st of June", "6/21", "06/21", "born on 6/21/1990",
+                                  "表妹6.21过生日", "生日是06.21"])
 def test_one_day_of_the_year_in_every_spelling(text: str) -> None:
     terms = date_terms(text)
     assert "month6" in terms and "date6x21" in terms
@@ -30,7 +31,8 @@ def test_a_month_alone(text: str) -> None:
     assert date_terms(text) == ("month6",)
 
 
-@pytest.mark.parametrize("text", ["14:06 在家", "you may go", "我们一起去", "3.14", "version 1/2/3", "十分好"])
+@pytest.mark.parametrize("text", ["14:06 在家", "you may go", "我们一起去", "3.14", "version 1/2/3", "十分好",
+                                  "早上血糖6.8，还行", "打了9.9折", "价格是8.15元"])
 def test_no_date_where_there_is_none(text: str) -> None:
     assert date_terms(text) == ()
 
@@ -58,3 +60,5 @@ def test_with_date_words_writes_each_day_as_its_words() -> None:
     assert "date1x4" not in with_date_words("那个4月1日过生日的人").split()
     assert with_date_words("born on the 21st of June, or 6/21").split().count("date6x21") == 2
     assert with_date_words("no dates here") == "no dates here"
+    assert "date8x15" in with_date_words("小姨8.15过五十岁生日").split()
+    assert with_date_words("血糖6.8，还行") == "血糖6.8,还行"

@@ -98,7 +98,7 @@ def test_a_rhetorical_aside_asks_nothing() -> None:
 
 def test_counting_questions() -> None:
     for q in ("有几个活动是在浙江杭州举办的？", "有几个人是六月份过生日的？", "哪些人的老家在四川？", "How many people have birthdays in June?",
-              "Which events are happening in Boston?"):
+              "Which events are happening in Boston?", "这段时间晚辈给我们买了几样电器？", "这两个月我去了几趟上海？"):
         assert understand(q).clauses[0].counting, q
     for q in ("How many letters are in his first name?", "我姑父的爱好是什么？", "What is my boss's name?"):
         assert not understand(q).clauses[0].counting, q

@@ -87,7 +87,8 @@ _QUESTION_WORDS = re.compile(
     r"would|will|has|have|had)\b",
     re.IGNORECASE)
 _COUNTING = re.compile(
-    r"有几[个位件次种家](?!字)|几[个位件次种家](?!字)|多少[个位件次种家人](?!字)|哪些|有多少(?!字)|一共|总共|"
+    r"有几[个位件次种家样台部只场所项回趟遍](?!字)|几[个位件次种家样台部只场所项回趟遍](?!字)|"
+    r"多少[个位件次种家人样台部只场所项回趟遍](?!字)|哪些|有多少(?!字)|一共|总共|"
     r"\bhow\s+many\b(?!\s+(?:letters|characters|words|syllables|digits)\b)|\bwhich\s+(?:\w+\s+){0,2}(?:are|were|have|has)\b|\bwhich\s+\w+s\b|\bwho\s+(?:all\s+)?(?:has|have|were|are)\b|"
     r"\blist\s+(?:all|every)\b|\bcount\b",
     re.IGNORECASE)

@@ -34,7 +34,7 @@ from .signals.spelled import spelled_out
 from .signals.stretches import Statements
 from .proximity import proximity
 from .signals.days import lift_by_session
-from .signals.bridge import bridge_hop
+from .signals.bridge import bridge_hop, own_thing
 from .signals.shapes import asked_shape, holds_shape
 from .signals.breadth import breadth
 from .signals.stamps import body_of, without_stamp
@@ -92,6 +92,8 @@ QUERY_PLAN = True
 # One hop across a bridge, from a clause's condition turns to what it asks (context.select.signals.bridge).
 BRIDGE = True
 CONDITION_ANCHORS = True
+# The asker's own thing picks a question's anchors, as a condition does (see _for_clause).
+OWN_THING_ANCHORS = True
 # In a log of one voice, a turn inherits this share of what a conversation's turn inherits from its neighbours:
 # a log's neighbours are often of threads that only happen to interleave.
 LOG_NEIGHBOUR_SHARE = 0.0
@@ -178,9 +180,13 @@ def _for_clause(clause: Clause | None, query: str, lx: Lexical) -> list[float]:
     rels = [r / top for r in rels]
     if BRIDGE:
         by = None
-        if clause.condition and CONDITION_ANCHORS:
-            # The condition ("那个老家在四川成都的人") picks the anchors and is evidence itself.
-            by = _relevance(clause.condition, lx)
+        # The condition ("那个老家在四川成都的人") picks the anchors and is evidence itself; so does the asker's own
+        # thing ("我的车" of "我的车开起来怎么样？"), whose follow-ups name it by its model alone.
+        picks = clause.condition if CONDITION_ANCHORS else ""
+        if not picks and OWN_THING_ANCHORS:
+            picks = own_thing(clause.text)
+        if picks:
+            by = _relevance(picks, lx)
             most = max(by, default=0.0)
             if most > 0:
                 by = [r / most for r in by]

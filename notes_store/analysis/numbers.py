@@ -112,6 +112,10 @@ def _month_word(m: re.Match[str]) -> str:
 
 _ZH_DATE = re.compile(r"(?<![\d:])(\d{1,2})\s*月(?:份)?\s*(?:(\d{1,2})\s*[日号])?")
 _SLASH_DATE = re.compile(r"(?<![\d/:.])(\d{1,2})/(\d{1,2})(?:/(?:\d{2}|\d{4}))?(?![\d/:])")
+# A month and day with a dot ("小姨8.15过生日", "生日是3.14"), in Chinese text, said beside a word of a day (a birthday, a
+# day, "过"): "血糖6.8" and "打了9.9折" are no dates.
+_DOT_DATE = re.compile(r"(?<![\d.:/])(1[0-2]|0?[1-9])\.(3[01]|[12]\d|0?[1-9])(?![\d.])")
+_DOT_DATE_WORD = re.compile(r"生日|生辰|出生|过生|纪念日|那天|当天|号|过")
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _EN_MONTH_DAY = re.compile(rf"\b({_MONTH_NAME})\.?\s+{_DAY}\b(?!\s*(?::|[ap]\.?m\b|%))", re.IGNORECASE)
 _EN_DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?({_MONTH_NAME})\b", re.IGNORECASE)
@@ -137,6 +141,9 @@ def date_terms(text: str) -> tuple[str, ...]:
     if not text.isascii():
         for m in _ZH_DATE.finditer(text):
             add(int(m.group(1)), int(m.group(2)) if m.group(2) else None)
+        for m in _DOT_DATE.finditer(text):
+            if dot_date_said(text, m):
+                add(int(m.group(1)), int(m.group(2)))
     for m in _SLASH_DATE.finditer(text):
         add(int(m.group(1)), int(m.group(2)))
     lower = text.lower()
@@ -151,6 +158,11 @@ def date_terms(text: str) -> tuple[str, ...]:
                 continue
             out.append(f"month{_MONTH_OF[lower[m.start():m.end()][:3]]}")
     return tuple(dict.fromkeys(out))
+
+
+def dot_date_said(text: str, m: re.Match[str]) -> bool:
+    """A dotted number (``_DOT_DATE``'s match ``m``) is a date: a word of a day stands within a few characters of it."""
+    return _DOT_DATE_WORD.search(text, max(0, m.start() - 6), min(len(text), m.end() + 8)) is not None
 
 
 def _day_token(month: int, day: int | None, raw: str, name: bool = False) -> str:
@@ -187,8 +199,11 @@ def with_date_words(text: str) -> str:
             return word
         return f"{word} month{_MONTH_OF[word.lower()[:3]]}"
 
+    def dot(m: re.Match[str]) -> str:
+        return _day_token(int(m.group(1)), int(m.group(2)), m.group(0)) if dot_date_said(m.string, m) else m.group(0)
+
     if not text.isascii():
-        text = _ZH_DATE.sub(zh, text)
+        text = _DOT_DATE.sub(dot, _ZH_DATE.sub(zh, text))
     text = _SLASH_DATE.sub(slash, text)
     if any(c.isalpha() and c.isascii() for c in text):
         text = _EN_MONTH_DAY.sub(month_day, text)

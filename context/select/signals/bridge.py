@@ -45,6 +45,11 @@ ITEM_WEIGHT = 0.8
 # A turn holding the bridge but none of the asked words (the attribute said another way: "她是做什么工作的？" of
 # "范冰冰是一名药剂师。") is lent this much, times how specific it is (a fact holds a rare word; chat does not).
 LINK_ONLY_WEIGHT = 0.55
+# A bigram that straddles the condition's word ("方医" of "方医生" for "那位全科医生") may still name the person.
+HALF_SAID = True
+# A holder of no asked word that holds a thing of the asked shape says the attribute another way: it is lent this
+# much (between a holder of the bridge alone and one of the asked words; 0: off).
+LINK_SHAPE_WEIGHT = 0.7
 # A holder of the asked part's words that also holds a thing of its shape (signals.shapes) scores this much of
 # the best holder's score more.
 SHAPE_WEIGHT = 1.0
@@ -139,7 +144,10 @@ def _condition_spans(body: str, condition: str) -> list[bool]:
 
 
 def _unsaid(term: str, body: str, said: list[bool]) -> bool:
-    """``term`` occurs in ``body`` somewhere the condition does not (see _condition_spans)."""
+    """``term`` occurs in ``body`` somewhere the condition does not (see _condition_spans); with HALF_SAID, somewhere
+    it says one of its characters at most ("方医" of "方医生是…全科医生" for "那位全科医生")."""
+    if HALF_SAID:
+        return any(not (said[at] and said[at + 1]) for at in _places(term, body))
     return any(not said[at] and not said[at + 1] for at in _places(term, body))
 
 
@@ -155,6 +163,22 @@ def asks_of_own_thing(text: str) -> bool:
     if any("\u3400" <= c <= "\u9fff" for c in text):
         return _OWN_ZH.search(text) is not None
     return _OWN_EN.search(text) is not None and _NAMED.search(text.strip()) is None
+
+
+# What the asker's own thing is called: the words after "我的" / "我那台" up to a verb, a particle or a question word
+# ("车" of "我的车开起来怎么样？", "耳机" of "我的耳机怎么样？"), or after "my" ("headphones" of "How are my headphones?").
+_OWN_THING_ZH = re.compile(r"(?:我(?:的|用的|那个|那台|那部|那副|那辆|这个|这台|新买的|买的|家的)|家里的|我们家的?)"
+                           r"([\u4e00-\u9fffA-Za-z0-9]{1,6}?)(?=[是有在怎什哪多几的了吗呢叫还最又都就也用开坏买现平好，,？?。]|$)")
+_OWN_THING_EN = re.compile(r"\b(?:my|our)\s+((?:new\s+|old\s+)?[a-z][a-z-]*)\b(?!['’]s)", re.IGNORECASE)
+
+
+def own_thing(text: str) -> str:
+    """The name of the asker's own thing a question asks about ("我的车" of "我的车开起来怎么样？"), "" when it asks about
+    none (see asks_of_own_thing)."""
+    if not asks_of_own_thing(text):
+        return ""
+    m = _OWN_THING_ZH.search(text) if any("\u3400" <= c <= "\u9fff" for c in text) else _OWN_THING_EN.search(text)
+    return m.group(0) if m else ""
 
 
 def asked_terms(clause: Clause, anchor_terms: set[str]) -> dict[str, float]:
@@ -217,13 +241,17 @@ def bridge_hop(clause: Clause, rels: list[float], texts: Sequence[str], history:
                 rarity *= SUBJECT_FLOOR + (1.0 - SUBJECT_FLOOR) * _subject_share(t, texts, [a, *holders])
             if per_term:
                 scores, best = _asked_scores(holders, per_term, shape, texts)
-                spec = specificity(clause.text, texts, [d for d in holders if scores[d] <= 0], growing=history) \
-                    if LINK_ONLY_WEIGHT else {}
+                bare = [d for d in holders if scores[d] <= 0]
+                spec = specificity(clause.text, texts, bare, growing=history) if LINK_ONLY_WEIGHT else {}
+                # A holder of none of the asked words that holds a thing of the asked shape ("方医生是河南信阳人" for
+                # "…，老家是哪里的？") says the attribute another way: as specific as a fact gets.
+                shaped = holds_shape(shape, texts, bare) if LINK_SHAPE_WEIGHT else set()
                 for d, s in scores.items():
                     if s > 0:
                         gain = head[a] * BRIDGE_WEIGHT * rarity * s / best
                     else:
-                        gain = head[a] * LINK_ONLY_WEIGHT * rarity * spec.get(d, 0.0)
+                        gain = head[a] * rarity * max(LINK_ONLY_WEIGHT * spec.get(d, 0.0),
+                                                      LINK_SHAPE_WEIGHT if d in shaped else 0.0)
                         if SECOND_HOP_WEIGHT and is_cjk(t[0]):
                             gain = max(gain, _second_hop(t, d, [a, d], head[a] * rarity, per_term, shape, texts,
                                                          history, scorer, most, lent))

@@ -33,12 +33,19 @@ _SHAPES: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
     "age": (re.compile(r"几岁|多大了|多大年纪|年龄|how old|what age", re.IGNORECASE),
             re.compile(rf"(?:\d{{1,3}}|{_ZH_NUM}{{1,4}})\s*(?:周)?岁|\b\d{{1,3}}\s*(?:years?\s+old|yo)\b|\bturned\s+\d{{1,3}}\b|"
                        r"\baged?\s+\d{1,3}\b", re.IGNORECASE)),
+    # Where someone is from: a province (the closed list of China's provincial divisions), a place named with its
+    # level ("景德镇市", "桐城县"), or "是…人" ("方医生是河南信阳人", never "是个好人").
+    "origin": (re.compile(r"哪里人|哪儿人|哪的人|什么地方人|老家|家乡|籍贯|故乡|出生地"),
+               re.compile(r"北京|天津|上海|重庆|河北|山西|辽宁|吉林|黑龙江|江苏|浙江|安徽|福建|江西|山东|河南|湖北|湖南|广东|"
+                          r"海南|四川|贵州|云南|陕西|甘肃|青海|台湾|内蒙|广西|西藏|宁夏|新疆|香港|澳门|东北|"
+                          r"[\u4e00-\u9fff]{2,3}[省市县]|"
+                          r"是(?![个好坏老熟家客外本别病工大小年穷富男女文明聪能])[\u4e00-\u9fff]{2,4}人(?=[，,。！!；;…]|$)")),
 }
 
 
 @cached_by_size(QUERY_CACHE_CHARS, 1024)
 def asked_shape(text: str) -> str:
-    """The shape the answer to ``text`` takes ("date", "phone", "email", "age"), "" when it asks none of them or
+    """The shape the answer to ``text`` takes ("date", "phone", "email", "age", "origin"), "" when it asks none of them or
     more than one."""
     found = [name for name, (asks, _holds) in _SHAPES.items() if asks.search(text)]
     return found[0] if len(found) == 1 else ""

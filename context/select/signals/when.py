@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from notes_store.analysis.numbers import date_terms
+
 from .stamps import body_of, per_turn
 
 # 0.4, dev 1k/2k (bench.quality, 2026-12-02): en-reunion 0.743/0.814 -> 0.752/0.818, en-longchat 0.779 -> 0.785,
@@ -78,8 +80,9 @@ def asks_when(query: str) -> bool:
 
 @per_turn
 def says_when(text: str) -> bool:
-    """The turn's own statement (its log stamp left out) holds a time expression."""
-    return _SAYS_WHEN.search(body_of(text)) is not None
+    """The turn's own statement (its log stamp left out) holds a time expression ("8.15过生日" too: a dotted date)."""
+    body = body_of(text)
+    return _SAYS_WHEN.search(body) is not None or any(t.startswith("date") for t in date_terms(body))
 
 
 def untimed_turns(query: str, texts: Sequence[str], rels: Sequence[float],
