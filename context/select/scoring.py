@@ -35,6 +35,7 @@ from .signals.stretches import Statements
 from .proximity import proximity
 from .signals.days import lift_by_session
 from .signals.bridge import bridge_hop, own_thing
+from .signals.cues import attribute_groups
 from .signals.shapes import asked_shape, holds_shape
 from .signals.breadth import breadth
 from .signals.stamps import body_of, without_stamp
@@ -180,17 +181,24 @@ def _for_clause(clause: Clause | None, query: str, lx: Lexical) -> list[float]:
     rels = [r / top for r in rels]
     if BRIDGE:
         by = None
-        # The condition ("那个老家在四川成都的人") picks the anchors and is evidence itself; so does the asker's own
-        # thing ("我的车" of "我的车开起来怎么样？"), whose follow-ups name it by its model alone.
-        picks = clause.condition if CONDITION_ANCHORS else ""
-        if not picks and OWN_THING_ANCHORS:
-            picks = own_thing(clause.text)
+        # The condition ("那个老家在四川成都的人") picks the anchors and is evidence itself. The asker's own thing ("我的车"
+        # of "我的车开起来怎么样？", whose follow-ups name it by its model alone) picks them too; the bridge lends what
+        # it finds (an item's model: see bridge_hop), never what a person's words alone would ("my aunt").
+        condition = clause.condition if CONDITION_ANCHORS else ""
+        # A question about a person's attribute ("What does my aunt like to do in free time?") asks of no thing.
+        picks = condition or (own_thing(clause.text) if OWN_THING_ANCHORS and not clause.counting
+                              and not attribute_groups(clause.text) else "")
         if picks:
             by = _relevance(picks, lx)
             most = max(by, default=0.0)
             if most > 0:
                 by = [r / most for r in by]
-                rels = [max(r, b) for r, b in zip(rels, by)]
+                if condition:
+                    rels = [max(r, b) for r, b in zip(rels, by)]
+                else:
+                    # The thing alone ("my phone") is said in passing by many turns: its anchors are the turns good
+                    # for both the thing and the whole question.
+                    by = [(r + b) / 2 for r, b in zip(rels, by)]
             else:
                 by = None
         bridge_hop(clause, rels, lx.texts, lx.growing, anchors_by=by)

@@ -259,7 +259,8 @@ def bridge_hop(clause: Clause, rels: list[float], texts: Sequence[str], history:
                         lent[d] = gain
             elif t in id_set:
                 gain = head[a] * ITEM_WEIGHT * rarity
-                for d in holders:
+                # The anchor that names the item by its model ("我的车是比亚迪秦PLUS") is its introduction: evidence too.
+                for d in [*holders, a]:
                     if gain > lent.get(d, 0.0):
                         lent[d] = gain
     for d, gain in lent.items():
