@@ -39,16 +39,6 @@ def test_compound_questions_are_split_at_their_joiners() -> None:
     assert [c.text for c in plan.asking] == ["What is Grace's email?", "what is my boss's full name?"]
 
 
-def test_the_same_asked_of_two_is_a_question_of_each() -> None:
-    plan = understand("舞蹈队队长和我大哥，谁的岁数大？")
-    assert [c.text for c in plan.asking] == ["舞蹈队队长的岁数？", "我大哥的岁数？"]
-    plan = understand("小姨和二姨的生日分别是哪天？")
-    assert [c.text for c in plan.asking] == ["小姨的生日是哪天？", "二姨的生日是哪天？"]
-    assert [c.text for c in understand("我和老周谁的年纪大？").asking] == ["我的年纪？", "老周的年纪？"]
-    for q in ("北京和上海哪个大？", "我和老周谁大？", "我姑父和我表哥是什么关系？"):
-        assert not understand(q).split, q
-
-
 def test_a_comma_inside_a_question_does_not_cut_it() -> None:
     plan = understand("那个爱好是钓鱼的人，他的名字有几个字？")
     assert not plan.split

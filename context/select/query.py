@@ -140,25 +140,6 @@ _DESCRIBED_HEAD = re.compile(r"^[^，,？?]{2,30}?的(?:那(?:个|位|台|部|�
                              r"(?=在|是|叫|有|养|住|喜欢|爱|多|几|哪|什么|怎么|用|开|姓|平时|现在|今年|最近|的)")
 
 
-# The same asked of two ("舞蹈队队长和我大哥，谁的岁数大？", "小姨和二姨的生日分别是哪天？"): each has its own evidence.
-_WHICH_OF_TWO = re.compile(r"^(?P<a>[^，,？?]{1,12}?)(?:和|跟|与|还是)(?P<b>[^，,？?]{2,12}?)[，,]?\s*谁的?(?P<what>[\u4e00-\u9fff]{2,4}?)"
-                           r"(?:更|比较)?(?:大|小|高|矮|多|少|早|晚|长|短|远|近|重|轻|贵|便宜)")
-_EACH_OF_TWO = re.compile(r"^(?P<a>[^，,？?]{1,12}?)(?:和|跟|与)(?P<b>[^，,？?]{2,12}?)的(?P<what>[^，,？?]{2,8}?)分别(?P<rest>.*)$")
-
-
-def _each_asked(piece: tuple[str, bool]) -> list[tuple[str, bool]]:
-    """A piece that asks the same of two, as one question of each ("我大哥的岁数？", "二姨的生日是哪天？"); else the piece."""
-    text, joined = piece
-    m = _WHICH_OF_TWO.match(text)
-    if m:
-        return [(f"{m['a']}的{m['what']}？", joined), (f"{m['b']}的{m['what']}？", True)]
-    m = _EACH_OF_TWO.match(text)
-    if m:
-        rest = m["rest"].strip() or "？"
-        return [(f"{m['a']}的{m['what']}{rest}", joined), (f"{m['b']}的{m['what']}{rest}", True)]
-    return [piece]
-
-
 def _has_word(text: str) -> bool:
     return any(c.isalnum() for c in text)
 
@@ -197,7 +178,7 @@ def understand(query: str) -> QueryPlan:
     q = query.strip()
     if len(q) > MAX_QUERY_CHARS or not q:
         return QueryPlan(query, (_clause(q, 1.0),))
-    pieces = [p for piece in _pieces(q) for p in _each_asked(piece)]
+    pieces = _pieces(q)
     if len(pieces) <= 1:
         return QueryPlan(query, (_clause(q, 1.0),))
     # The last announcement: what follows it is the question.
