@@ -11,6 +11,7 @@ from context.select.signals.shapes import asked_shape, holds_shape
 @pytest.mark.parametrize("question, shape", [
     ("同事熊伟的生日是几号？", "date"), ("那位建筑师，他什么时候过生日？", "date"), ("When is her birthday?", "date"),
     ("怎么给他打电话？他的电话是多少？", "phone"), ("What is Omar's phone number?", "phone"),
+    ("How many of my friends have a Samsung phone?", ""), ("What phone does Omar use?", ""),
     ("他的邮箱是什么？", "email"), ("My aunt's e-mail?", "email"),
     ("我表哥今年几岁了？", "age"), ("How old is my uncle?", "age"),
     ("他的名字有几个字？", ""), ("What does she do for a living?", ""),

@@ -550,3 +550,20 @@ def test_a_turn_without_a_time_is_not_held_back_for_the_question_that_does_not_a
     r = build_context("岳母有什么爱好？另外，她的生日是哪天？", history=_mother_in_law_log(), max_tokens=80, reserve_ratio=0,
                       include_notes=False, include_memory=False)
     assert "广场舞" in r.context and "11月8日" in r.context
+
+
+def test_a_count_of_an_asked_shape_reaches_every_statement_holding_one(monkeypatch):
+    # "我记下过几个人的手机号？": the turns that note a number say 电话 / 新号 / nothing, rarely 手机号; each one counts.
+    contents = [f"[2024年10月{1 + k % 28:02d}日 周二 09:{k % 60:02d} 四川成都] 今天第{k}次去菜场，买了点青菜和豆腐。"
+                for k in range(120)]
+    said = {10: "许曼的手机号换了，新号13980452217，先记在这儿。", 30: "房东的电话记一下：13808176623，水电出问题直接找他。",
+            50: "江涛发来他的电话，13761205598，说下午来找我。", 70: "Coco把她的新号发给我了，15828093361。",
+            90: "手机屏幕摔裂了，换个手机壳。", 100: "手机号码这种事我总是记不住。"}
+    for k, text in said.items():
+        contents[k] = f"[2024年10月{1 + k % 28:02d}日 周二 10:{k % 60:02d} 四川成都] {text}"
+    hist = _scored("我记下过几个人的手机号？", contents, ["user"] * len(contents))
+    numbers = [10, 30, 50, 70]
+    assert min(hist[k].relevance for k in numbers) > max(hist[k].relevance for k in (90, 100))
+    monkeypatch.setattr("context.select.scoring.SHAPE_BREADTH", 0.0)
+    hist = _scored("我记下过几个人的手机号？", contents, ["user"] * len(contents))
+    assert min(hist[k].relevance for k in numbers) < max(hist[k].relevance for k in (90, 100))

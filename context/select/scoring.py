@@ -101,6 +101,9 @@ LOG_NEIGHBOUR_SHARE = 0.0
 # In a log of one voice, a clause's turns holding a thing of the shape it asks (a date, a phone number, an
 # e-mail, an age: signals.shapes) weigh this much more.
 SHAPE_LIFT = 0.3
+# In a log of one voice, a counting clause that asks a shape (signals.shapes) holds every statement holding one at
+# least this share of its best turn's relevance (0: off).
+SHAPE_BREADTH = 0.6
 # Counting clauses lend the turns that state their attribute the way their best turns do (signals.breadth).
 BREADTH = False
 # History turns are scored on their statement (no stamp), numbers and dates in one spelling (see _statement).
@@ -173,6 +176,14 @@ def _for_clause(clause: Clause | None, query: str, lx: Lexical) -> list[float]:
         shape = asked_shape(clause.asked or clause.text)
         for i in holds_shape(shape, lx.texts, [i for i, r in enumerate(rels) if r > 0]):
             rels[i] *= 1.0 + SHAPE_LIFT
+    if clause is not None and lx.a_log and clause.counting and SHAPE_BREADTH:
+        # A count of the asked shape ("我记下过几个人的手机号？", "有几个是二十几岁的？") is answered by every statement
+        # holding one: each counts, matched words or not.
+        shape = asked_shape(clause.asked or clause.text)
+        if shape:
+            top = max(rels, default=0.0) or 1.0
+            for i in holds_shape(shape, lx.texts, range(lx.growing)):
+                rels[i] = max(rels[i], SHAPE_BREADTH * top)
     if clause is None or not lx.a_log or not (BRIDGE or BREADTH):
         return rels
     top = max(rels, default=0.0)

@@ -27,7 +27,9 @@ _SHAPES: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
     "date": (re.compile(r"什么时候|哪天|哪一天|几号|几月|什么日子|日期|\bwhen\b|what (?:date|day)|which (?:date|day)",
                         re.IGNORECASE),
              None),   # a day of the year, in any spelling numbers.date_terms reads
-    "phone": (re.compile(r"电话|手机号|号码|联系方式|phone|number to call|call (?:him|her|them)", re.IGNORECASE),
+    # A phone's number, not the phone itself ("a Samsung phone").
+    "phone": (re.compile(r"电话|手机号|号码|联系方式|phone\s*(?:number|no\b|#)|number to call|call (?:him|her|them)|"
+                         r"contact (?:number|details)", re.IGNORECASE),
               re.compile(r"(?<!\d)(?:\d[\s.-]?){7,}\d(?!\d)|\(\d{3}\)\s?\d{3}[-.\s]?\d{4}")),
     "email": (re.compile(r"邮箱|邮件|e-?mail", re.IGNORECASE), EMAIL),
     "age": (re.compile(r"几岁|多大了|多大年纪|年龄|how old|what age", re.IGNORECASE),
