@@ -13,7 +13,7 @@ from context.select.signals.shapes import asked_shape, holds_shape
     ("怎么给他打电话？他的电话是多少？", "phone"), ("What is Omar's phone number?", "phone"),
     ("How many of my friends have a Samsung phone?", ""), ("What phone does Omar use?", ""),
     ("他的邮箱是什么？", "email"), ("My aunt's e-mail?", "email"),
-    ("我表哥今年几岁了？", "age"), ("How old is my uncle?", "age"),
+    ("我表哥今年几岁了？", "age"), ("How old is my uncle?", "age"), ("常一起跳舞的几个老姐妹里，有几个岁数比我大？", "age"),
     ("他的名字有几个字？", ""), ("What does she do for a living?", ""),
     ("他的电话和邮箱是什么？", ""),  # two shapes: neither is the answer's
     ("那位全科医生，老家是哪里的？", "origin"), ("我同事是哪里人？", "origin"), ("Where is she from?", ""),

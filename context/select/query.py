@@ -225,7 +225,8 @@ def understand(query: str) -> QueryPlan:
 _LEADING_PRONOUN = re.compile(r"^\s*(?:他|她|它|其|(?:and\s+)?(?:he|she|they|his|her|their|him|them)\b)", re.IGNORECASE)
 # A Chinese clause with no subject of its own ("是哪一天？", "在哪儿办的？" after "华中零售峰会是在哪里开的？") asks of the
 # clause before's.
-_SUBJECTLESS = re.compile(r"^\s*(?:是|在|叫|住|有没有|多大|几|哪|什么|啥|怎么|为什么|又是|多少|谁|后来|最后|当时|一共|总共)")
+_SUBJECTLESS = re.compile(r"^\s*(?:是|在|叫|住|有没有|多大|几|哪|什么|啥|怎么|为什么|为啥|又是|多少|谁|后来|最后|当时|一共|总共|"
+                          r"用着|用起来|用得|好用|好不好|出过|出了|坏过|续航|效果|质量|性价比|值不值)")
 
 
 def _follow_ups(clauses: list[Clause]) -> list[Clause]:
@@ -258,7 +259,7 @@ def _follow_ups(clauses: list[Clause]) -> list[Clause]:
 # What a Chinese question is about: the words before its first verb, question word, pronoun or attribute ("岳母" of
 # "岳母有什么爱好", "我小姨" of "我小姨叫什么名字", "林晓" of "林晓老家是哪里" and of "林晓她家的猫叫什么", "我表哥" of "我表哥的
 # 生日是哪天", "家里新换的电饭煲" of "家里新换的电饭煲是什么牌子").
-_SUBJECT = re.compile(r"^([\u4e00-\u9fffA-Za-z0-9]{2,12}?)的?(?=叫|是|有|在|住|喜欢|平时|最近|现在|今年|什么|哪|几|多少|怎么|"
+_SUBJECT = re.compile(r"^([\u4e00-\u9fffA-Za-z0-9]{2,12}?)的?(?=叫|是|有|在|住|用|喜欢|平时|最近|现在|今年|什么|哪|几|多少|怎么|"
                       r"他|她|它|老家|家乡|生日|名字|工作|爱好|年龄|电话|手机号|邮箱|老婆|老公|孩子|宠物)")
 
 

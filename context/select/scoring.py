@@ -101,8 +101,8 @@ LOG_NEIGHBOUR_SHARE = 0.0
 # In a log of one voice, a clause's turns holding a thing of the shape it asks (a date, a phone number, an
 # e-mail, an age: signals.shapes) weigh this much more.
 SHAPE_LIFT = 0.3
-# In a log of one voice, a counting clause that asks a shape (signals.shapes) holds every statement holding one at
-# least this share of its best turn's relevance (0: off).
+# In a log of one voice, a counting clause that asks a shape (signals.shapes) raises every statement holding one this
+# share of the way to its best turn's relevance (0: off).
 SHAPE_BREADTH = 0.6
 # Counting clauses lend the turns that state their attribute the way their best turns do (signals.breadth).
 BREADTH = False
@@ -183,7 +183,8 @@ def _for_clause(clause: Clause | None, query: str, lx: Lexical) -> list[float]:
         if shape:
             top = max(rels, default=0.0) or 1.0
             for i in holds_shape(shape, lx.texts, range(lx.growing)):
-                rels[i] = max(rels[i], SHAPE_BREADTH * top)
+                # Raised towards the best, in their order: the ones holding the question's words come first.
+                rels[i] += SHAPE_BREADTH * (top - rels[i])
     if clause is None or not lx.a_log or not (BRIDGE or BREADTH):
         return rels
     top = max(rels, default=0.0)

@@ -32,7 +32,7 @@ _SHAPES: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
                          r"contact (?:number|details)", re.IGNORECASE),
               re.compile(r"(?<!\d)(?:\d[\s.-]?){7,}\d(?!\d)|\(\d{3}\)\s?\d{3}[-.\s]?\d{4}")),
     "email": (re.compile(r"邮箱|邮件|e-?mail", re.IGNORECASE), EMAIL),
-    "age": (re.compile(r"几岁|多大了|多大年纪|年龄|how old|what age", re.IGNORECASE),
+    "age": (re.compile(r"几岁|多少岁|多大了|多大年纪|年龄|岁数|年纪|how old|what age", re.IGNORECASE),
             re.compile(rf"(?:\d{{1,3}}|{_ZH_NUM}{{1,4}})\s*(?:周)?岁|\b\d{{1,3}}\s*(?:years?\s+old|yo)\b|\bturned\s+\d{{1,3}}\b|"
                        r"\baged?\s+\d{1,3}\b", re.IGNORECASE)),
     # Where someone is from: a province (the closed list of China's provincial divisions), a place named with its
