@@ -39,6 +39,16 @@ def test_compound_questions_are_split_at_their_joiners() -> None:
     assert [c.text for c in plan.asking] == ["What is Grace's email?", "what is my boss's full name?"]
 
 
+def test_an_items_follow_up_and_a_named_thing_keep_their_subject() -> None:
+    assert [c.text for c in understand("我老婆用什么手机？用着顺手吗？").asking] == ["我老婆用什么手机？", "我老婆用着顺手吗？"]
+    assert [c.text for c in understand("那台富士相机多少钱买的？以及在厦门用它拍了哪儿？").asking] == [
+        "那台富士相机多少钱买的？", "那台富士相机在厦门用它拍了哪儿？"]
+    assert understand("老张的全名叫什么？还有他儿子今年是不是要高考？").asking[1].text == "老张他儿子今年是不是要高考？"
+    # A description's follow-up asks of its person, not of what the description's question asked of them.
+    second = understand("那个在宜昌当交警的同学，平时有什么爱好？另外他生日是哪天？").asking[1]
+    assert second.condition == "那个在宜昌当交警的同学" and "爱好" not in second.text
+
+
 def test_a_comma_inside_a_question_does_not_cut_it() -> None:
     plan = understand("那个爱好是钓鱼的人，他的名字有几个字？")
     assert not plan.split

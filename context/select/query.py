@@ -251,7 +251,9 @@ def _follow_ups(clauses: list[Clause]) -> list[Clause]:
                 out[prev] = _clause(f"{head}，{c.text}", 1.0)
                 continue
             elif pronoun or subjectless:
-                c = _clause(f"{head}，{c.text}", 1.0)
+                # Of a description's person: its condition when it has one ("那个在宜昌当交警的同学" of "…，平时有什么爱好？"),
+                # not what it asked of them.
+                c = _clause(f"{out[prev].condition or head}，{c.text}", 1.0)
         out.append(c)
     return out
 
@@ -260,13 +262,18 @@ def _follow_ups(clauses: list[Clause]) -> list[Clause]:
 # "岳母有什么爱好", "我小姨" of "我小姨叫什么名字", "林晓" of "林晓老家是哪里" and of "林晓她家的猫叫什么", "我表哥" of "我表哥的
 # 生日是哪天", "家里新换的电饭煲" of "家里新换的电饭煲是什么牌子").
 _SUBJECT = re.compile(r"^([\u4e00-\u9fffA-Za-z0-9]{2,12}?)的?(?=叫|是|有|在|住|用|喜欢|平时|最近|现在|今年|什么|哪|几|多少|怎么|"
-                      r"他|她|它|老家|家乡|生日|名字|工作|爱好|年龄|电话|手机号|邮箱|老婆|老公|孩子|宠物)")
+                      r"他|她|它|老家|家乡|生日|名字|全名|姓名|工作|爱好|年龄|电话|手机号|邮箱|老婆|老公|孩子|宠物)")
 
 
 def _subject(question: str) -> str:
-    """The subject of a question (see _SUBJECT); "" for a description ("那个爱好是钓鱼的人…": it is its own condition)."""
-    m = _SUBJECT.match(_strip_lead(question))
-    return m.group(1) if m and not m.group(1).startswith("那") else ""
+    """The subject of a question (see _SUBJECT); "" for a description ("那个爱好是钓鱼的人…": it is its own condition), not
+    for a thing picked out by its name ("那台富士相机")."""
+    q = _strip_lead(question)
+    m = _SUBJECT.match(q)
+    if m is None:
+        return ""
+    # "那台富士相机" of "那台富士相机多少钱买的" names the thing; "那个爱好" of "那个爱好是钓鱼的人…" is half a description.
+    return "" if m.group(1).startswith("那") and q[m.end():m.end() + 1] in "是叫在有" else m.group(1)
 
 
 def _clause(text: str, weight: float) -> Clause:
