@@ -32,6 +32,9 @@ def test_a_statement_holds_a_shape_its_stamp_does_not_count() -> None:
     assert holds_shape("phone", texts, range(len(texts))) == {5, 6}
     assert holds_shape("email", texts, range(len(texts))) == {7}
     assert holds_shape("age", texts, range(len(texts))) == {8, 9}
+    # "今年68了" says an age without 岁; "今年2024年" and "今年第三次" do not.
+    assert holds_shape("age", ["玉兰姐今年68了。", "美华姐今年六十六了。", "今年2024年了。", "今年三月去了趟北京。", "今年十二月去。"],
+                       range(5)) == {0, 1}
     assert holds_shape("", texts, range(len(texts))) == set()
 
 

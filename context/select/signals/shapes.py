@@ -33,7 +33,7 @@ _SHAPES: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
               re.compile(r"(?<!\d)(?:\d[\s.-]?){7,}\d(?!\d)|\(\d{3}\)\s?\d{3}[-.\s]?\d{4}")),
     "email": (re.compile(r"邮箱|邮件|e-?mail", re.IGNORECASE), EMAIL),
     "age": (re.compile(r"几岁|多少岁|多大了|多大年纪|年龄|岁数|年纪|how old|what age", re.IGNORECASE),
-            re.compile(rf"(?:\d{{1,3}}|{_ZH_NUM}{{1,4}})\s*(?:周)?岁|\b\d{{1,3}}\s*(?:years?\s+old|yo)\b|\bturned\s+\d{{1,3}}\b|"
+            re.compile(rf"(?:\d{{1,3}}|{_ZH_NUM}{{1,4}})\s*(?:周)?岁|(?<!\d)今年\s*(?:\d{{1,3}}|{_ZH_NUM}{{1,4}})(?![\d零〇一二两三四五六七八九十年月日号点块元斤万千百个次])|\b\d{{1,3}}\s*(?:years?\s+old|yo)\b|\bturned\s+\d{{1,3}}\b|"
                        r"\baged?\s+\d{1,3}\b", re.IGNORECASE)),
     # Where someone is from: a province (the closed list of China's provincial divisions), a place named with its
     # level ("景德镇市", "桐城县"), or "是…人" ("方医生是河南信阳人", never "是个好人").
