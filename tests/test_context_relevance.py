@@ -158,3 +158,15 @@ def test_an_attribute_asked_in_other_words_finds_its_turn(monkeypatch):
         rel = lexical_relevance(query, texts)
         assert rel[-1] < max(rel), query
         monkeypatch.undo()
+
+
+def test_the_time_a_question_asks_within_weighs_little():
+    from context.select.relevance import TIME_SCOPE_WEIGHT, weighted_query_terms
+    w = weighted_query_terms("朵朵这两个月因为生病请过几次假？")
+    assert w["朵朵"] == w["生病"] == 1.0
+    assert w["两个"] == w["个月"] == TIME_SCOPE_WEIGHT
+    assert weighted_query_terms("这段时间晚辈给我们买了几样电器？")["时间"] == TIME_SCOPE_WEIGHT
+    # "最近天气": 最近 sets the time, 天气 is what is asked about.
+    w = weighted_query_terms("最近天气怎么样？")
+    assert w["最近"] == TIME_SCOPE_WEIGHT and w["天气"] == 1.0
+    assert weighted_query_terms("这个月去了几次上海？")["上海"] == 1.0

@@ -76,11 +76,34 @@ FIRST_PERSON_WEIGHT = 0.5
 _FIRST_PERSON = frozenset(("i", "me"))
 
 
+# A span of the question that sets the time it asks within ("这两个月", "这段时间", "最近"), not what it asks about:
+# its bigrams count this much ("朵朵这两个月因为生病请过几次假？" is about 朵朵 and 请假; "两个", "个月" are in every other turn).
+TIME_SCOPE_WEIGHT = 0.3
+_TIME_SCOPE = re.compile(r"(?:这|近|最近|过去|前)(?:[一二两三四五六七八九十几半]+|\d+)个?(?:天|周|星期|礼拜|月|年|学期)|"
+                         r"(?:这|上|下)个?(?:月|周|星期|礼拜|学期)|这段(?:时间|日子)|这阵子|这些天|这些日子|最近|近来|今年|去年|"
+                         r"上半年|下半年")
+
+
+def _time_scope_terms(query: str) -> set[str]:
+    """The CJK bigrams of ``query`` said only inside its time-scope spans (see TIME_SCOPE_WEIGHT)."""
+    spans = [m.span() for m in _TIME_SCOPE.finditer(query)]
+    if not spans:
+        return set()
+    inside: set[str] = set()
+    outside: set[str] = set()
+    for k in range(len(query) - 1):
+        pair = query[k:k + 2]
+        if is_cjk(pair[0]) and is_cjk(pair[1]):
+            (inside if any(a <= k and k + 2 <= b for a, b in spans) else outside).add(pair)
+    return inside - outside
+
+
 def weighted_query_terms(query: str) -> dict[str, float]:
-    """Query terms with weights: content terms 1, CJK edge bigrams CJK_EDGE_WEIGHT, CJK content
-    characters CJK_UNIGRAM_WEIGHT."""
+    """Query terms with weights: content terms 1 (TIME_SCOPE_WEIGHT inside a time scope), CJK edge bigrams
+    CJK_EDGE_WEIGHT, CJK content characters CJK_UNIGRAM_WEIGHT."""
     content = terms_of_query(query)
-    weights = {t: 1.0 for t in content}
+    scope = _time_scope_terms(query) if TIME_SCOPE_WEIGHT < 1.0 else set()
+    weights = {t: TIME_SCOPE_WEIGHT if t in scope else 1.0 for t in content}
     if content and (CJK_EDGE_WEIGHT or FIRST_PERSON_WEIGHT):
         for t in query_terms(query):
             if t in weights:
