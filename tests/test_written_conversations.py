@@ -41,6 +41,8 @@ DIGESTS = {
     "zh_asked_5.json": "bfc4a8e38cf43cc4",
     "zh_asked_6.json": "82a23c2f895b936d",
     "zh_asked_7.json": "aa455eacbc9ef661",
+    "zh_asked_8.json": "352013ec6ac91a08",
+    "zh_asked_9.json": "06eeebea68427618",
 }
 
 

@@ -46,6 +46,8 @@
   ``zh-asked-written-5`` (``zh_asked_5.json``) about 25 people, many of one kind, known by relation, name and nickname;
   ``zh-asked-written-6`` (``zh_asked_6.json``) about 500 short dictated notes, people known by two names;
   ``zh-asked-written-7`` (``zh_asked_7.json``) a retired woman's 400 notes, grandchildren, dance group, items by nickname;
+  ``zh-asked-written-8`` (``zh_asked_8.json``) a product manager's 451 short statements, ~20 people, items by model;
+  ``zh-asked-written-9`` (``zh_asked_9.json``) a teacher and mother's 522 notes, short and chatty, people by nickname;
 - ``zh-asked-long`` / ``en-asked-long`` (``bench.devsets.wordy``): the asked logs with every turn said at
   length, the slot economy of long logs.
 
@@ -269,11 +271,14 @@ def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> lis
 # items by nickname, facts that change), each by another author, were written after that round's tuning and read
 # after their first measurement, and so was the fifth (about 25 people, many of one kind, each known by relation,
 # name and nickname); the sixth (about 500 short dictated notes) was written after them and measured once, after
-# the last choice, and so was the seventh (a retired woman's 400 notes), written while the sixth's misses were read.
+# the last choice, and so was the seventh (a retired woman's 400 notes), written while the sixth's misses were read;
+# the eighth (a product manager's short statements) and the ninth (a teacher and mother's notes, short and chatty) were
+# written while the seventh's misses were read, and measured once, after the last choice of the next round.
 WRITTEN_ASKED = {"zh-asked-written": "zh_asked_1.json", "zh-asked-written-2": "zh_asked_2.json",
                  "zh-asked-written-3": "zh_asked_3.json", "zh-asked-written-4": "zh_asked_4.json",
                  "zh-asked-written-5": "zh_asked_5.json", "zh-asked-written-6": "zh_asked_6.json",
-                 "zh-asked-written-7": "zh_asked_7.json"}
+                 "zh-asked-written-7": "zh_asked_7.json", "zh-asked-written-8": "zh_asked_8.json",
+                 "zh-asked-written-9": "zh_asked_9.json"}
 
 
 def written_asked_set(name: str = "zh-asked-written") -> DevSet:
