@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.devsets import (WRITTEN, WRITTEN_ASKED, WRITTEN_LATE, WRITTEN_LOG_SPLITS, WRITTEN_SPLITS,  # noqa: E402
+from bench.devsets import (SET_NAMES, WRITTEN, WRITTEN_ASKED, WRITTEN_LATE, WRITTEN_LOG_SPLITS, WRITTEN_SPLITS,  # noqa: E402
                            load_locomo, load_written_log, written_asked_set, written_late_set, written_log_set, written_set)
 
 FILES = sorted([name for names in WRITTEN_SPLITS.values() for name in names] + list(WRITTEN_LATE))
@@ -135,6 +135,10 @@ def test_the_written_files_are_the_ones_measured(name: str) -> None:
 
 
 _STAMP = re.compile(r"^\[\d{4}年\d{2}月\d{2}日 周. \d{2}:\d{2} [^\]]+\] ")
+
+
+def test_every_written_asked_set_can_be_picked_by_name() -> None:
+    assert set(WRITTEN_ASKED) <= set(SET_NAMES)   # python -m bench.quality --sets NAME
 
 
 @pytest.mark.parametrize("name", list(WRITTEN_ASKED))

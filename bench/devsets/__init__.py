@@ -225,7 +225,7 @@ SET_NAMES = ("conv26", "conv26-interleaved", "en-dialogue", "en-longchat", "en-r
              "en-memlog", "zh-memlog-hard", "en-memlog-hard", "zh-daily", "en-daily", "zh-diary",
              "zh-lifelog", "zh-written", "zh-restamped", "zh-asked", "en-asked", "zh-asked-long", "en-asked-long",
              "zh-asked-written", "zh-asked-written-2", "zh-asked-written-3", "zh-asked-written-4", "zh-asked-written-5",
-             "zh-asked-written-6", "zh-asked-written-7")
+             "zh-asked-written-6", "zh-asked-written-7", "zh-asked-written-8", "zh-asked-written-9")
 
 
 def all_sets(locomo: Path | None = DEFAULT_LOCOMO, held_out: bool = True) -> list[DevSet]:
