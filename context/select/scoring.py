@@ -170,21 +170,19 @@ def _for_clause(clause: Clause | None, query: str, lx: Lexical) -> list[float]:
     """The relevance for one asking clause (``query``: its text), with its bridges and, when it counts, its
     breadth, in a log of one voice; scaled to a top of 1 when those moved it."""
     rels = _relevance(query, lx)
-    if clause is not None and lx.a_log and SHAPE_LIFT:
+    shape = asked_shape(clause.asked or clause.text) if clause is not None and lx.a_log else ""
+    if shape and SHAPE_LIFT:
         # What holds a thing of the asked shape (a date for "同事熊伟的生日是几号？": "熊伟是12月24日出生的。") comes
         # before what holds the asked word alone ("熊伟说生日那天不想大办。").
-        shape = asked_shape(clause.asked or clause.text)
         for i in holds_shape(shape, lx.texts, [i for i, r in enumerate(rels) if r > 0]):
             rels[i] *= 1.0 + SHAPE_LIFT
-    if clause is not None and lx.a_log and clause.counting and SHAPE_BREADTH:
+    if shape and clause is not None and clause.counting and SHAPE_BREADTH:
         # A count of the asked shape ("我记下过几个人的手机号？", "有几个是二十几岁的？") is answered by every statement
         # holding one: each counts, matched words or not.
-        shape = asked_shape(clause.asked or clause.text)
-        if shape:
-            top = max(rels, default=0.0) or 1.0
-            for i in holds_shape(shape, lx.texts, range(lx.growing)):
-                # Raised towards the best, in their order: the ones holding the question's words come first.
-                rels[i] += SHAPE_BREADTH * (top - rels[i])
+        top = max(rels, default=0.0) or 1.0
+        for i in holds_shape(shape, lx.texts, range(lx.growing)):
+            # Raised towards the best, in their order: the ones holding the question's words come first.
+            rels[i] += SHAPE_BREADTH * (top - rels[i])
     if clause is None or not lx.a_log or not (BRIDGE or BREADTH):
         return rels
     top = max(rels, default=0.0)

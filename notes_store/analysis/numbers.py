@@ -142,7 +142,7 @@ def date_terms(text: str) -> tuple[str, ...]:
         for m in _ZH_DATE.finditer(text):
             add(int(m.group(1)), int(m.group(2)) if m.group(2) else None)
         for m in _DOT_DATE.finditer(text):
-            if dot_date_said(text, m):
+            if _dot_date_said(m):
                 add(int(m.group(1)), int(m.group(2)))
     for m in _SLASH_DATE.finditer(text):
         add(int(m.group(1)), int(m.group(2)))
@@ -160,8 +160,10 @@ def date_terms(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def dot_date_said(text: str, m: re.Match[str]) -> bool:
-    """A dotted number (``_DOT_DATE``'s match ``m``) is a date: a word of a day stands within a few characters of it."""
+def _dot_date_said(m: re.Match[str]) -> bool:
+    """A dotted number (``_DOT_DATE``'s match ``m``) is a date: a word of a day stands within a few characters of it
+    in the text it was found in."""
+    text = m.string
     return _DOT_DATE_WORD.search(text, max(0, m.start() - 6), min(len(text), m.end() + 8)) is not None
 
 
@@ -200,7 +202,7 @@ def with_date_words(text: str) -> str:
         return f"{word} month{_MONTH_OF[word.lower()[:3]]}"
 
     def dot(m: re.Match[str]) -> str:
-        return _day_token(int(m.group(1)), int(m.group(2)), m.group(0)) if dot_date_said(m.string, m) else m.group(0)
+        return _day_token(int(m.group(1)), int(m.group(2)), m.group(0)) if _dot_date_said(m) else m.group(0)
 
     if not text.isascii():
         text = _DOT_DATE.sub(dot, _ZH_DATE.sub(zh, text))

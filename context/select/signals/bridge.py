@@ -151,8 +151,9 @@ def _unsaid(term: str, body: str, said: list[bool]) -> bool:
     return any(not said[at] and not said[at + 1] for at in _places(term, body))
 
 
-_OWN_ZH = re.compile(r"我(?:的|用的|那个|那台|那部|那副|那辆|这个|这台|新买的|买的|家的)|家里(?:的|那)|我们家|"
-                     r"我[^，,？?。]{0,8}[那这](?:台|部|支|副|辆|款|件|只|块|双|套|对)")
+# "我的" / "我那台" …: what the asker owns follows.
+_MINE_ZH = r"我(?:的|用的|那个|那台|那部|那副|那辆|这个|这台|新买的|买的|家的)"
+_OWN_ZH = re.compile(rf"{_MINE_ZH}|家里(?:的|那)|我们家|我[^，,？?。]{{0,8}}[那这](?:台|部|支|副|辆|款|件|只|块|双|套|对)")
 _OWN_EN = re.compile(r"\b(?:my|our)\s+(?:new\s+|old\s+)?[a-z][a-z-]*\b(?!['’]s)", re.IGNORECASE)
 _NAMED = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+|(?<![Hh]ow)(?<![Ww]hat)(?<![Ii]t)(?<![Tt]hat)(?<![Ww]ho)(?<![Ww]here)['’]s\b")
 
@@ -160,16 +161,19 @@ _NAMED = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+|(?<![Hh]ow)(?<![Ww]hat)(?<
 def asks_of_own_thing(text: str) -> bool:
     """The question asks about the asker's own thing ("我的耳机怎么样？", "How is my phone?"), not someone else's
     ("我同事李娜的手机", "my coworker Omar's phone")."""
-    if any("\u3400" <= c <= "\u9fff" for c in text):
+    if _chinese(text):
         return _OWN_ZH.search(text) is not None
     return _OWN_EN.search(text) is not None and _NAMED.search(text.strip()) is None
 
 
+def _chinese(text: str) -> bool:
+    return any("\u3400" <= c <= "\u9fff" for c in text)
+
+
 # What the asker's own thing is called: the words after "我的" / "我那台" up to a verb, a particle or a question word
-# ("车" of "我的车开起来怎么样？", "耳机" of "我的耳机怎么样？"), or after "my" ("headphones" of "How are my headphones?").
-_OWN_THING_ZH = re.compile(r"(?:我(?:的|用的|那个|那台|那部|那副|那辆|这个|这台|新买的|买的|家的)|家里的|我们家的?)"
-                           r"([\u4e00-\u9fffA-Za-z0-9]{1,6}?)(?=[是有在怎什哪多几的了吗呢叫还最又都就也用开坏买现平好，,？?。]|$)")
-_OWN_THING_EN = re.compile(r"\b(?:my|our)\s+((?:new\s+|old\s+)?[a-z][a-z-]*)\b(?!['’]s)", re.IGNORECASE)
+# ("我的车" of "我的车开起来怎么样？", "我的耳机" of "我的耳机怎么样？"), or "my" and the word after it (_OWN_EN: "my headphones").
+_OWN_THING_ZH = re.compile(rf"(?:{_MINE_ZH}|家里的|我们家的?)"
+                           r"[\u4e00-\u9fffA-Za-z0-9]{1,6}?(?=[是有在怎什哪多几的了吗呢叫还最又都就也用开坏买现平好，,？?。]|$)")
 
 
 def own_thing(text: str) -> str:
@@ -177,7 +181,7 @@ def own_thing(text: str) -> str:
     none (see asks_of_own_thing)."""
     if not asks_of_own_thing(text):
         return ""
-    m = _OWN_THING_ZH.search(text) if any("\u3400" <= c <= "\u9fff" for c in text) else _OWN_THING_EN.search(text)
+    m = (_OWN_THING_ZH if _chinese(text) else _OWN_EN).search(text)
     return m.group(0) if m else ""
 
 
@@ -295,6 +299,10 @@ def _opens(term: str, body: str) -> bool:
     return False
 
 
+# "我老婆的名字叫…", "表哥的全名叫…": what may stand between who someone is and 叫.
+_NAME_OF = r"(?:的名字|的全名)?"
+
+
 def _introduces(body: str, name: str, word: str) -> bool:
     """``body`` says that ``name`` is the question's ``word`` ("我老婆叫沈悦", "沈悦是我老婆", "my wife Sarah",
     "Sarah is my wife")."""
@@ -307,7 +315,7 @@ def _introduces(body: str, name: str, word: str) -> bool:
 def _introduction(name: str, word: str) -> re.Pattern[str]:
     n, w = re.escape(name), re.escape(word)
     if is_cjk(name[0]):
-        return re.compile(rf"{w}(?:的名字|的全名)?(?:叫|名叫|是){n}|{n}(?:是|就是)我(?:的)?[^，。,]{{0,4}}{w}")
+        return re.compile(rf"{w}{_NAME_OF}(?:叫|名叫|是){n}|{n}(?:是|就是)我(?:的)?[^，。,]{{0,4}}{w}")
     return re.compile(rf"\b{w}\w*(?:'s\s+name\s+is|\s+is\s+called|,)?\s+{n}|\b{n}\w*,?\s+(?:is\s+)?my\s+{w}",
                       re.IGNORECASE)
 
@@ -345,7 +353,7 @@ def _asked_scores(holders: Sequence[int], per_term: dict[str, dict[int, float]],
 
 
 # "我表哥叫陈志远", "部门经理叫彭伟": who someone is (the two characters before 叫) and their name (two or three after).
-_INTRODUCED = re.compile(r"([\u4e00-\u9fff]{2})(?:的名字|的全名)?(?:叫|名叫)([\u4e00-\u9fff]{2,3})")
+_INTRODUCED = re.compile(rf"([\u4e00-\u9fff]{{2}}){_NAME_OF}(?:叫|名叫)([\u4e00-\u9fff]{{2,3}})")
 
 
 def _other_names(body: str, term: str) -> list[str]:
